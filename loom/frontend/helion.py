@@ -1,0 +1,164 @@
+"""Everything Loom needs from Helion, in one room: bind a kernel on CPU and read its Device IR.
+
+This is the only module that touches Helion internals. It returns a
+`TracedKernel`: the FX graphs, the block sizes with their source labels, the
+launch grid, the host tensors by name, and the source file and lines, so that
+the lowering never needs to know how Helion stores them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+import torch.fx
+
+from loom.errors import KernelFileError, SourceLocation, UnsupportedError
+
+
+@dataclass(frozen=True)
+class BlockInfo:
+    """One Helion block size: a tile loop of the source, named by its variable (`tile_m`)."""
+
+    block_id: int
+    label: str
+    extent: int  # the size of the dimension it tiles
+    fixed: int | None  # a block size written in the source (`block_size=[1, …]`), else None
+    symbol: object  # the sympy symbol Helion uses for the block size in FX shapes
+
+
+@dataclass
+class LoopGraph:
+    """The body of a device loop (`for tile_k in hl.tile(k)`): its FX graph and the blocks it iterates."""
+
+    graph: torch.fx.Graph
+    block_ids: list[int]
+
+
+@dataclass
+class TracedKernel:
+    name: str
+    source_file: str
+    source_lines: list[str]
+    first_line: int
+    root: torch.fx.Graph
+    grid_block_ids: list[int]
+    loops: dict[int, LoopGraph]
+    blocks: dict[int, BlockInfo]
+    host_tensors: dict[str, torch.Tensor] = field(default_factory=dict)
+    param_names: list[str] = field(default_factory=list)
+
+    def location(self, node: torch.fx.Node | None) -> SourceLocation | None:
+        """The user's source line of an FX node (Helion records `file:line` on every node)."""
+        if node is None:
+            return None
+        loc = node.meta.get("location")
+        loc = str(loc) if loc is not None else ""
+        if ":" not in loc or not loc.rpartition(":")[2].isdigit():
+            return None
+        file, _, line = loc.rpartition(":")
+        return self.line_location(int(line), file)
+
+    def line_location(self, line: int, file: str | None = None) -> SourceLocation:
+        code = self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
+        return SourceLocation(file or self.source_file, line, code)
+
+    def tile_loop_line(self, label: str) -> int:
+        """The line of the `for … in hl.tile(…)` statement that introduces `label`."""
+        pattern = re.compile(rf"^\s*for\b[^:]*\b{re.escape(label)}\b[^:]*\bin\s+hl\.(tile|grid)\(")
+        for offset, text in enumerate(self.source_lines[self.first_line - 1 :]):
+            if pattern.search(text):
+                return self.first_line + offset
+        return self.first_line
+
+
+_HELION_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _helion_error_location(err: BaseException, fallback_file: str, lines: list[str]) -> SourceLocation | None:
+    match = None
+    for match in _HELION_LINE.finditer(str(err)):
+        pass  # keep the innermost frame Helion reports
+    if match is None:
+        return None
+    line = int(match.group(2))
+    code = lines[line - 1] if 0 < line <= len(lines) else ""
+    return SourceLocation(match.group(1), line, code)
+
+
+def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
+    """Bind `kernel` to example `args` on CPU (no GPU, no code generation) and collect its Device IR."""
+    import helion  # noqa: F401  (imported here so that `import loom` stays fast)
+    from helion import exc as helion_exc
+
+    fn = getattr(kernel, "fn", None)
+    if fn is None or not hasattr(kernel, "bind"):
+        raise KernelFileError(f"{kernel!r} is not a @helion.kernel function")
+    source_file = os.path.relpath(inspect.getsourcefile(fn) or "<unknown>")
+    source_lines, _ = _read_source(fn)
+    first_line = fn.__code__.co_firstlineno
+
+    try:
+        bound = kernel.bind(args)
+        device_ir = bound.host_function.device_ir
+    except helion_exc.Base as err:
+        message = str(err).split("\nWhile processing:")[0].strip()
+        raise UnsupportedError(
+            f"Helion rejected the kernel: {message}", _helion_error_location(err, source_file, source_lines)
+        ) from err
+
+    if not device_ir.grid_block_ids or not device_ir.root_ids:
+        raise UnsupportedError(
+            f"kernel '{fn.__name__}' has no `for … in hl.tile(…)` launch grid; Loom compiles tile-based SPMD kernels",
+            SourceLocation(source_file, first_line, source_lines[first_line - 1] if source_lines else ""),
+        )
+    if len(device_ir.root_ids) != 1:
+        raise UnsupportedError(
+            f"kernel '{fn.__name__}' has {len(device_ir.root_ids)} top-level hl.tile loops; Loom supports one",
+            SourceLocation(source_file, first_line),
+        )
+
+    blocks = {}
+    for info in bound.env.block_sizes:
+        source = info.block_size_source
+        fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
+        label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
+        extent = info.size if isinstance(info.size, int) else int(info.size_hint())
+        blocks[info.block_id] = BlockInfo(info.block_id, label, extent, fixed, info.symbol())
+
+    loops = {}
+    root = None
+    for graph_id, graph_info in enumerate(device_ir.graphs):
+        kind = type(graph_info).__name__
+        if kind == "ForLoopGraphInfo":
+            loops[graph_id] = LoopGraph(graph_info.graph, list(graph_info.block_ids))
+        elif kind == "RootGraphInfo":
+            root = graph_info.graph
+        else:
+            raise UnsupportedError(f"device control flow of kind {kind} is not supported yet")
+
+    params = list(inspect.signature(fn).parameters)
+    host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
+    return TracedKernel(
+        name=fn.__name__,
+        source_file=source_file,
+        source_lines=source_lines,
+        first_line=first_line,
+        root=root,
+        grid_block_ids=list(device_ir.grid_block_ids[0]),
+        loops=loops,
+        blocks=blocks,
+        host_tensors=host_tensors,
+        param_names=params,
+    )
+
+
+def _read_source(fn) -> tuple[list[str], int]:
+    path = inspect.getsourcefile(fn)
+    if path is None or not Path(path).exists():
+        return [], 0
+    return Path(path).read_text().splitlines(), 0

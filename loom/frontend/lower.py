@@ -1,0 +1,665 @@
+"""Stage 1: lower a traced Helion kernel to symbolic, dataflow-agnostic MLIR.
+
+Shape of the result (one `func.func` per kernel):
+- every block size is `loom.sym @<source label> {upper_bound}` (fixed sizes are constants);
+- the launch grid is one `affine.parallel` over tile indices, device loops are `scf.for`
+  over tile indices with loop-carried tiles as `iter_args`;
+- a global access is `memref.subview` at offsets `tile index * block size` read into a
+  tile value with `loom.read` (written back with `loom.write`);
+- computation is linalg on tensors: `linalg.fill`, `linalg.matmul`, `linalg.transpose`,
+  and `linalg.generic` for elementwise maps (with broadcasting maps) and reductions.
+Every op the user wrote carries `loom.loc = "file.py:LINE"`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+from dataclasses import dataclass
+
+import sympy
+import torch
+import torch.fx
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects import affine, arith, func, scf, tensor
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StridedLayoutAttr,
+    StringAttr,
+    TensorType,
+    VectorType,
+    bf16,
+    f16,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.dialects.linalg.ops import (
+    FillOp,
+    GenericOp,
+    IteratorType,
+    IteratorTypeAttr,
+    MatmulOp,
+    TransposeOp,
+    YieldOp,
+)
+from xdsl.dialects import memref
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from loom.errors import DataDependentIndexError, NonAffineIndexError, TileSizeError, UnsupportedError
+from loom.frontend.helion import BlockInfo, TracedKernel
+from loom.ir.dialect import ReadOp, SymOp, WriteOp
+
+INDEX = IndexType()
+_DTYPES: dict[torch.dtype, Attribute] = {torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16}
+
+# Elementwise torch ops and the scalar op that forms the linalg.generic body.
+_BINARY = {
+    "aten.add.Tensor": arith.AddfOp,
+    "aten.sub.Tensor": arith.SubfOp,
+    "aten.mul.Tensor": arith.MulfOp,
+    "aten.div.Tensor": arith.DivfOp,
+    "aten.maximum.default": arith.MaximumfOp,
+    "aten.minimum.default": arith.MinimumfOp,
+}
+_UNARY = {"aten.exp.default": mathd.ExpOp, "aten.exp2.default": mathd.Exp2Op, "aten.log.default": mathd.LogOp}
+_REDUCTIONS = {"aten.amax.default": (arith.MaximumfOp, -math.inf), "aten.sum.dim_IntList": (arith.AddfOp, 0.0)}
+_IDENTITY = {"_mask_to", "_new_var"}  # masking is a no-op while tiles divide their dimensions
+
+
+def element_type(dtype: torch.dtype) -> Attribute:
+    if dtype not in _DTYPES:
+        raise UnsupportedError(f"element type {dtype} is not supported (use float32, bfloat16 or float16)")
+    return _DTYPES[dtype]
+
+
+def target_name(node: torch.fx.Node) -> str:
+    target = node.target
+    if isinstance(target, str):
+        return target
+    name = str(target) if type(target).__name__ == "OpOverload" else getattr(target, "__name__", str(target))
+    return name
+
+
+@dataclass
+class Tile:
+    """A tile value during lowering: its SSA tensor and its logical shape.
+
+    `expanded` lists logical dims that are unit dims added by `x[:, None]` and
+    absent from the SSA tensor; broadcasting consumers index around them.
+    """
+
+    value: SSAValue
+    dims: list  # each: int (static) or BlockInfo (the block size of that tile)
+    expanded: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Access:
+    offsets: list[SSAValue]
+    sizes: list[SSAValue]
+    static_sizes: list[int]
+    kept: list[int]  # dims of the global tensor that remain in the tile
+    tile_dims: list
+
+
+class KernelLowering:
+    """Builds the stage-1 module of one traced kernel. One instance per lowering."""
+
+    def __init__(self, kernel: TracedKernel, block_alignment: int):
+        self.k = kernel
+        self.alignment = block_alignment
+        self.sym_of: dict[object, BlockInfo] = {b.symbol: b for b in kernel.blocks.values()}
+        self.size_value: dict[int, SSAValue] = {}
+        self.iv_value: dict[int, SSAValue] = {}
+        self.globals: dict[str, SSAValue] = {}
+        self.const_cache: dict[tuple, SSAValue] = {}
+
+    # ------------------------------------------------------------------ entry
+    def lower(self) -> ModuleOp:
+        k = self.k
+        tensors = self._global_tensors()
+        arg_types = [MemRefType(element_type(t.dtype), list(t.shape)) for t in tensors.values()]
+        entry = Block(arg_types=arg_types)
+        for name, arg in zip(tensors, entry.args):
+            arg.name_hint = name
+            self.globals[name] = arg
+        self.b = Builder(InsertPoint.at_end(entry))
+        self._check_tile_sizes()
+        self._declare_block_sizes()
+        self._build_grid()
+        self.b.insert(func.ReturnOp())
+
+        outputs = [n for n in tensors if n not in k.host_tensors]
+        fn = func.FuncOp(k.name, (arg_types, []), Region(entry))
+        fn.attributes["loom.source"] = StringAttr(k.source_file)
+        fn.attributes["loom.outputs"] = ArrayAttr([StringAttr(n) for n in outputs])
+        return ModuleOp([fn])
+
+    def _global_tensors(self) -> dict[str, torch.Tensor]:
+        """Kernel arguments first (in signature order), then tensors the host code creates (outputs)."""
+        used: dict[str, torch.Tensor] = {}
+        graphs = [self.k.root] + [loop.graph for loop in self.k.loops.values()]
+        names = [n.args[0] for g in graphs for n in g.nodes if target_name(n) == "_host_tensor"]
+        for name in self.k.param_names:
+            if name in names:
+                used[name] = self.k.host_tensors[name]
+        for g in graphs:
+            for n in g.nodes:
+                if target_name(n) == "_host_tensor" and n.args[0] not in used:
+                    used[n.args[0]] = n.meta["val"]
+        return used
+
+    # ------------------------------------------------------------ block sizes
+    def _tiled_blocks(self) -> list[BlockInfo]:
+        ids = list(self.k.grid_block_ids) + [i for loop in self.k.loops.values() for i in loop.block_ids]
+        return [self.k.blocks[i] for i in ids]
+
+    def _check_tile_sizes(self) -> None:
+        for block in self._tiled_blocks():
+            if block.fixed is None and block.extent % self.alignment:
+                line = self.k.tile_loop_line(block.label)
+                raise TileSizeError(
+                    f"`{block.label}` tiles a dimension of size {block.extent}, which is not a multiple of "
+                    f"{self.alignment} (the architecture's block alignment); tail tiles are not supported yet",
+                    self.k.line_location(line),
+                )
+
+    def _declare_block_sizes(self) -> None:
+        loop_ids = {i for loop in self.k.loops.values() for i in loop.block_ids}
+        for block in self._tiled_blocks():
+            if block.fixed is not None:
+                self.size_value[block.block_id] = self.const(block.fixed)
+            else:
+                op = self.b.insert(SymOp(block.label, block.extent, reduction=block.block_id in loop_ids))
+                self.size_value[block.block_id] = op.res
+
+    # ---------------------------------------------------------------- helpers
+    def const(self, value: int) -> SSAValue:
+        key = ("index", value)
+        if key not in self.const_cache:
+            self.const_cache[key] = self.b.insert(arith.ConstantOp.from_int_and_width(value, INDEX)).result
+        return self.const_cache[key]
+
+    def fconst(self, value: float, type_: Attribute) -> SSAValue:
+        return self.b.insert(arith.ConstantOp(FloatAttr(float(value), type_))).result
+
+    def located(self, op: Operation, node: torch.fx.Node | None) -> Operation:
+        loc = self.k.location(node)
+        if loc is not None:
+            op.attributes["loom.loc"] = StringAttr(f"{os.path.basename(loc.file)}:{loc.line}")
+        return self.b.insert(op)
+
+    def trip_count(self, block: BlockInfo, extent: int) -> SSAValue:
+        if block.fixed is not None:
+            return self.const(-(-extent // block.fixed))
+        op = arith.CeilDivUIOp(self.const(extent), self.size_value[block.block_id])
+        return self.b.insert(op).result
+
+    def dim_of(self, size: object) -> object:
+        """A tensor dimension from FX metadata: a static int or the BlockInfo of a block-size symbol."""
+        if isinstance(size, int):
+            return size
+        expr = size.node.expr if isinstance(size, torch.SymInt) else size
+        if expr.is_Integer:
+            return int(expr)
+        block = self.sym_of.get(expr)
+        if block is None:
+            raise UnsupportedError(f"a tile dimension of size {expr} is not a block size of the kernel")
+        return block.fixed if block.fixed is not None else block
+
+    def tensor_type(self, dims: list, dtype: Attribute) -> TensorType:
+        return TensorType(dtype, [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims])
+
+    def dynamic_sizes(self, dims: list) -> list[SSAValue]:
+        return [self.size_value[d.block_id] for d in dims if not isinstance(d, int)]
+
+    def empty(self, dims: list, dtype: Attribute) -> SSAValue:
+        op = tensor.EmptyOp(self.dynamic_sizes(dims), self.tensor_type(dims, dtype))
+        return self.b.insert(op).tensor
+
+    def filled(self, dims: list, dtype: Attribute, value: float, node: torch.fx.Node) -> SSAValue:
+        init = self.empty(dims, dtype)
+        cst = self.fconst(value, dtype)
+        return self.located(FillOp([cst], [init], [init.type]), node).res[0]
+
+    # ------------------------------------------------------------------- grid
+    def _build_grid(self) -> None:
+        grid = [self.k.blocks[i] for i in self.k.grid_block_ids]
+        counts = [self.trip_count(b, b.extent) for b in grid]
+        body = Block(arg_types=[INDEX] * len(grid))
+        for block, iv in zip(grid, body.args):
+            iv.name_hint = f"{block.label}_idx"
+            self.iv_value[block.block_id] = iv
+        n = len(grid)
+        groups = DenseIntElementsAttr.from_list(VectorType(i32, [n]), [1] * n)
+        parallel = affine.ParallelOp.create(
+            operands=counts,
+            properties={
+                "reductions": ArrayAttr([]),
+                "lowerBoundsMap": AffineMapAttr(AffineMap(0, 0, tuple(AffineExpr.constant(0) for _ in grid))),
+                "lowerBoundsGroups": groups,
+                "upperBoundsMap": AffineMapAttr(AffineMap(0, n, tuple(AffineExpr.symbol(i) for i in range(n)))),
+                "upperBoundsGroups": groups,
+                "steps": ArrayAttr([IntegerAttr(1, i64)] * n),
+            },
+            regions=[Region(body)],
+        )
+        parallel.attributes["loom.grid"] = ArrayAttr([StringAttr(b.label) for b in grid])
+        self.b.insert(parallel)
+        outer = self.b
+        self.b = Builder(InsertPoint.at_end(body))
+        self.const_cache = dict(self.const_cache)  # outer values dominate the body
+        self.lower_graph(self.k.root, {})
+        self.b.insert(affine.YieldOp.get())
+        self.b = outer
+
+    # ------------------------------------------------------------ FX walking
+    def lower_graph(self, graph: torch.fx.Graph, env: dict) -> list:
+        fused = _fusable_matmuls(graph)
+        for node in graph.nodes:
+            if node.op == "placeholder":
+                continue
+            if node.op == "output":
+                return [env[a] for a in (node.args[0] or [])]
+            if node in fused.skipped:
+                continue
+            if node in fused.alias:
+                env[node] = env[fused.alias[node]]
+                continue
+            env[node] = self.lower_node(node, env, fused)
+        return []
+
+    def lower_node(self, node: torch.fx.Node, env: dict, fused: _Fusion) -> object:
+        name = target_name(node)
+        if name in _IDENTITY:
+            return env[node.args[0]]
+        if name == "_host_tensor":
+            return self.globals[node.args[0]]
+        if name in ("_get_symnode", "aten.sym_size.int", "tile_begin"):
+            return node  # index expressions are resolved where a load or store uses them
+        if name == "load":
+            return self.lower_load(node, env)
+        if name == "store":
+            self.lower_store(node, env)
+            return None
+        if name == "full":
+            dims = [self.dim_of(s) for s in node.meta["val"].shape]
+            return Tile(self.filled(dims, element_type(node.args[2]), node.args[1], node), dims)
+        if name == "_for_loop":
+            return self.lower_loop(node, env)
+        if name == "getitem":
+            return env[node.args[0]][node.args[1]]
+        if name == "_phi":
+            return env[node.args[1]]
+        if name == "subscript":
+            return self.lower_subscript(node, env)
+        if node in fused.accumulate:
+            lhs, rhs, acc = fused.accumulate[node]
+            return self.matmul(env[lhs], env[rhs], env[acc], node)
+        if name == "aten.mm.default":
+            out_dtype = fused.widened.get(node, node.meta["val"].dtype)
+            dims = [self.dim_of(s) for s in node.meta["val"].shape]
+            acc = Tile(self.filled(dims, element_type(out_dtype), 0.0, node), dims)
+            result = self.matmul(env[node.args[0]], env[node.args[1]], acc, node)
+            return result
+        if name == "aten.permute.default":
+            return self.lower_permute(node, env)
+        if name in _BINARY or name in _UNARY or name == "prims.convert_element_type.default":
+            return self.elementwise(node, env)
+        if name in _REDUCTIONS:
+            return self.reduction(node, env)
+        if name == "getitem" or node.op != "call_function":
+            raise UnsupportedError(f"unexpected FX node {node.format_node()}", self.k.location(node))
+        raise UnsupportedError(f"operation `{name}` is not supported by Loom yet", self.k.location(node))
+
+    # ------------------------------------------------------------- memory ops
+    def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> _Access:
+        offsets, sizes, static, kept, tile_dims = [], [], [], [], []
+        if len(index) != len(global_shape):
+            raise UnsupportedError(
+                f"index with {len(index)} entries for a tensor of rank {len(global_shape)}",
+                self.k.location(node),
+            )
+        for dim, (entry, extent) in enumerate(zip(index, global_shape)):
+            if isinstance(entry, slice):
+                if entry != slice(None):
+                    raise UnsupportedError("sliced ranges other than `:` are not supported", self.k.location(node))
+                offsets.append(self.const(0))
+                sizes.append(self.const(extent))
+                static.append(extent)
+                kept.append(dim)
+                tile_dims.append(extent)
+            elif isinstance(entry, int):
+                offsets.append(self.const(entry))
+                sizes.append(self.const(1))
+                static.append(1)
+            elif isinstance(entry, torch.fx.Node):
+                offset, block = self.index_offset(entry, node)
+                offsets.append(offset)
+                if block is None:  # a scalar position: the dimension is dropped
+                    sizes.append(self.const(1))
+                    static.append(1)
+                else:
+                    sizes.append(self.size_value[block.block_id])
+                    static.append(block.fixed if block.fixed is not None else DYNAMIC_INDEX)
+                    kept.append(dim)
+                    tile_dims.append(block.fixed if block.fixed is not None else block)
+            else:
+                raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
+        return _Access(offsets, sizes, static, kept, tile_dims)
+
+    def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
+        """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
+        val = entry.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            raise DataDependentIndexError(
+                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
+                self.k.location(user),
+            )
+        name = target_name(entry)
+        if name == "tile_begin":
+            block = self.block_of_symint(entry.args[0], user)
+            return self.tile_start(block), None
+        if name in ("_get_symnode", "aten.sym_size.int"):
+            return self.tile_start(self.block_of_symint(entry, user)), self.block_of_symint(entry, user)
+        if _depends_on_tensor(entry):
+            raise DataDependentIndexError(
+                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
+                self.k.location(user),
+            )
+        raise NonAffineIndexError(
+            f"index `{getattr(val, 'node', val)}` is not a tile or a tile's start; Loom needs offsets "
+            "of the form tile index × block size",
+            self.k.location(user),
+        )
+
+    def block_of_symint(self, node: torch.fx.Node, user: torch.fx.Node) -> BlockInfo:
+        val = node.meta.get("val")
+        expr = val.node.expr if isinstance(val, torch.SymInt) else None
+        block = self.sym_of.get(expr)
+        if block is None or block.block_id not in self.iv_value:
+            raise NonAffineIndexError(
+                f"index `{expr}` is not a tile of an enclosing hl.tile loop", self.k.location(user)
+            )
+        return block
+
+    def tile_start(self, block: BlockInfo) -> SSAValue:
+        """`tile index × block size`, built once per scope."""
+        iv = self.iv_value[block.block_id]
+        if block.fixed == 1:
+            return iv
+        key = ("start", block.block_id)
+        if key not in self.const_cache:
+            self.const_cache[key] = self.b.insert(arith.MuliOp(iv, self.size_value[block.block_id])).result
+        return self.const_cache[key]
+
+    def subview(self, source: SSAValue, acc: _Access, node: torch.fx.Node) -> SSAValue:
+        shape = source.type.get_shape()
+        strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+        layout = StridedLayoutAttr([strides[d] for d in acc.kept], None)
+        result_type = MemRefType(source.type.element_type, [acc.static_sizes[d] for d in acc.kept], layout)
+        op = memref.SubviewOp.get(source, acc.offsets, acc.sizes, [1] * len(shape), result_type)
+        return self.located(op, node).result
+
+    def lower_load(self, node: torch.fx.Node, env: dict) -> Tile:
+        source = env[node.args[0]]
+        acc = self.access(node, source.type.get_shape(), list(node.args[1]))
+        view = self.subview(source, acc, node)
+        result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
+        return Tile(self.located(ReadOp(view, result_type), node).result, acc.tile_dims)
+
+    def lower_store(self, node: torch.fx.Node, env: dict) -> None:
+        dest = env[node.args[0]]
+        acc = self.access(node, dest.type.get_shape(), list(node.args[1]))
+        value = self.materialize(env[node.args[2]], node)
+        if value.value.type.element_type != dest.type.element_type:
+            raise UnsupportedError(
+                f"storing {value.value.type.element_type} into a tensor of {dest.type.element_type}; "
+                "convert with `.to(dtype)` first",
+                self.k.location(node),
+            )
+        view = self.subview(dest, acc, node)
+        self.located(WriteOp(value.value, view), node)
+
+    # ---------------------------------------------------------------- compute
+    def lower_subscript(self, node: torch.fx.Node, env: dict) -> Tile:
+        src: Tile = env[node.args[0]]
+        index = list(node.args[1])
+        if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
+            raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported", self.k.location(node))
+        dims, expanded, source_dim = [], list(src.expanded), 0
+        for pos, entry in enumerate(index):
+            if entry is None:
+                dims.append(1)
+                expanded.append(pos)
+            else:
+                dims.append(src.dims[source_dim])
+                source_dim += 1
+        return Tile(src.value, dims, tuple(expanded))
+
+    def materialize(self, tile: Tile, node: torch.fx.Node) -> Tile:
+        """A tile whose SSA tensor has all its logical dims (unit dims from `[:, None]` made real)."""
+        if not tile.expanded:
+            return tile
+        return self.elementwise_tiles(node, [tile], tile.dims, tile.value.type.element_type, None)
+
+    def lower_permute(self, node: torch.fx.Node, env: dict) -> Tile:
+        src = self.materialize(env[node.args[0]], node)
+        perm = list(node.args[1])
+        dims = [src.dims[p] for p in perm]
+        init = self.empty(dims, src.value.type.element_type)
+        op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
+        return Tile(self.located(op, node).results[0], dims)
+
+    def matmul(self, lhs: Tile, rhs: Tile, acc: Tile, node: torch.fx.Node) -> Tile:
+        if len(lhs.dims) != 2 or len(rhs.dims) != 2:
+            raise UnsupportedError("only 2-D matrix products are supported", self.k.location(node))
+        lhs, rhs, acc = (self.materialize(t, node) for t in (lhs, rhs, acc))
+        op = MatmulOp([lhs.value, rhs.value], [acc.value], [acc.value.type])
+        return Tile(self.located(op, node).res[0], acc.dims)
+
+    def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
+        name = target_name(node)
+        out = node.meta["val"]
+        dims = [self.dim_of(s) for s in out.shape]
+        out_type = element_type(out.dtype)
+        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:2 if name in _BINARY else 1]]
+        if name == "prims.convert_element_type.default":
+            body = None
+        else:
+            body = (_BINARY.get(name) or _UNARY[name])
+        return self.elementwise_tiles(node, operands, dims, out_type, body)
+
+    def elementwise_tiles(self, node, operands: list, dims: list, out_type, body_op) -> Tile:
+        """A `linalg.generic` computing `body_op` elementwise with numpy broadcasting."""
+        rank = len(dims)
+        tiles = [o for o in operands if isinstance(o, Tile)]
+        maps = [_broadcast_map(t, dims) for t in tiles] + [AffineMap.identity(rank)]
+        scalars = {i: o for i, o in enumerate(operands) if not isinstance(o, Tile)}
+        scalar_values = {i: self.fconst(v, out_type) for i, v in scalars.items()}
+        init = self.empty(dims, out_type)
+        body = Block(arg_types=[t.value.type.element_type for t in tiles] + [out_type])
+        bb = Builder(InsertPoint.at_end(body))
+        args, tile_args = [], iter(body.args)
+        for i in range(len(operands)):
+            args.append(scalar_values[i] if i in scalars else next(tile_args))
+        args = [_convert(bb, a, out_type) for a in args]
+        result = args[0] if body_op is None else bb.insert(body_op(*args)).result
+        bb.insert(YieldOp(result))
+        op = GenericOp(
+            [t.value for t in tiles], [init], Region(body), [AffineMapAttr(m) for m in maps],
+            [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [init.type],
+        )
+        return Tile(self.located(op, node).res[0], dims)
+
+    def reduction(self, node: torch.fx.Node, env: dict) -> Tile:
+        name = target_name(node)
+        src = self.materialize(env[node.args[0]], node)
+        rank = len(src.dims)
+        axes = sorted(a % rank for a in node.args[1])
+        if len(node.args) > 2 and node.args[2]:
+            raise UnsupportedError("reductions with keepdim=True are not supported yet", self.k.location(node))
+        body_op, identity = _REDUCTIONS[name]
+        dtype = src.value.type.element_type
+        dims = [d for i, d in enumerate(src.dims) if i not in axes]
+        init = self.filled(dims, dtype, identity, node)
+        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i not in axes)
+        maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]
+        iterators = [IteratorType.REDUCTION if i in axes else IteratorType.PARALLEL for i in range(rank)]
+        body = Block(arg_types=[dtype, dtype])
+        bb = Builder(InsertPoint.at_end(body))
+        bb.insert(YieldOp(bb.insert(body_op(body.args[0], body.args[1])).result))
+        op = GenericOp(
+            [src.value], [init], Region(body), [AffineMapAttr(m) for m in maps],
+            [IteratorTypeAttr(t) for t in iterators], [init.type],
+        )
+        return Tile(self.located(op, node).res[0], dims)
+
+    # ------------------------------------------------------------------ loops
+    def lower_loop(self, node: torch.fx.Node, env: dict) -> list:
+        graph_id, begins, ends, outer_args = node.args
+        loop = self.k.loops[graph_id]
+        if len(loop.block_ids) != 1:
+            raise UnsupportedError("device loops over several dimensions at once are not supported yet",
+                                   self.k.location(node))
+        if begins != [0] or not all(isinstance(e, int) for e in ends):
+            raise UnsupportedError("device loops must start at 0 and have static extents", self.k.location(node))
+        block = self.k.blocks[loop.block_ids[0]]
+        # Loop-carried tiles: the phi nodes after the loop pair each output with its initial value.
+        phis = {}
+        for user in node.users:
+            for phi in user.users:
+                if target_name(phi) == "_phi":
+                    phis[user.args[1]] = phi.args[0]
+        outputs = _graph_outputs(loop.graph)
+        inits = []
+        for i in range(len(outputs)):
+            if i not in phis:
+                raise UnsupportedError("a loop result without an initial value is not supported",
+                                       self.k.location(node))
+            inits.append(self.materialize(env[phis[i]], node))
+        count = self.trip_count(block, ends[0])
+        body = Block(arg_types=[INDEX] + [t.value.type for t in inits])
+        body.args[0].name_hint = f"{block.label}_idx"
+        self.iv_value[block.block_id] = body.args[0]
+        placeholders = [n for n in loop.graph.nodes if n.op == "placeholder"]
+        inner_env = {}
+        carried = {id(phis[i]): i for i in range(len(outputs))}
+        for ph, outer in zip(placeholders, outer_args):
+            if id(outer) in carried:
+                i = carried[id(outer)]
+                inner_env[ph] = Tile(body.args[1 + i], inits[i].dims)
+            else:
+                inner_env[ph] = env[outer]
+        outer_builder, outer_consts = self.b, self.const_cache
+        self.b, self.const_cache = Builder(InsertPoint.at_end(body)), dict(outer_consts)
+        results = [self.materialize(r, node) for r in self.lower_graph(loop.graph, inner_env)]
+        for r, init in zip(results, inits):
+            if r.value.type != init.value.type:
+                raise UnsupportedError(
+                    f"a loop-carried tile changes type from {init.value.type} to {r.value.type}",
+                    self.k.location(node),
+                )
+        self.b.insert(scf.YieldOp(*[r.value for r in results]))
+        self.b, self.const_cache = outer_builder, outer_consts
+        for_op = self.located(scf.ForOp(self.const(0), count, self.const(1), [t.value for t in inits], body), node)
+        del self.iv_value[block.block_id]
+        return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
+
+
+@dataclass
+class _Fusion:
+    accumulate: dict  # add node -> (lhs, rhs, accumulator node)
+    widened: dict  # mm node -> dtype it is widened to by a single convert
+    alias: dict  # that convert node -> the mm node, which now produces the wide tile
+    skipped: set
+
+
+def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
+    """`acc + a @ b` (optionally `acc + (a @ b).float()`) becomes one accumulating linalg.matmul,
+    and `(a @ b).float()` a matmul into an fp32 tile: the matrix engine accumulates in fp32."""
+    fusion = _Fusion({}, {}, {}, set())
+    for node in graph.nodes:
+        if target_name(node) != "aten.mm.default" or len(node.users) != 1:
+            continue
+        user = next(iter(node.users))
+        product, convert = node, None
+        if target_name(user) == "prims.convert_element_type.default" and len(user.users) == 1:
+            convert, user = user, next(iter(user.users))
+        if target_name(user) == "aten.add.Tensor":
+            other = user.args[0] if user.args[1] is (convert or product) else user.args[1]
+            if isinstance(other, torch.fx.Node) and other.meta["val"].dtype == user.meta["val"].dtype \
+                    and list(other.meta["val"].shape) == list(user.meta["val"].shape):
+                fusion.accumulate[user] = (product.args[0], product.args[1], other)
+                fusion.skipped.update({product} | ({convert} if convert else set()))
+                continue
+        if convert is not None:
+            fusion.widened[product] = convert.args[1]
+            fusion.alias[convert] = product
+    return fusion
+
+
+def _graph_outputs(graph: torch.fx.Graph) -> list:
+    for node in graph.nodes:
+        if node.op == "output":
+            return list(node.args[0])
+    return []
+
+
+def _depends_on_tensor(node: torch.fx.Node) -> bool:
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if isinstance(n.meta.get("val"), torch.Tensor) and target_name(n) != "_host_tensor":
+            return True
+        stack.extend(a for a in n.all_input_nodes)
+    return False
+
+
+def _broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
+    """Map from the output's iteration space to the tile's SSA dims, numpy-style broadcasting."""
+    rank = len(out_dims)
+    offset = rank - len(tile.dims)
+    exprs = []
+    for pos, dim in enumerate(tile.dims):
+        if pos in tile.expanded:
+            continue  # not present in the SSA tensor
+        out_dim = out_dims[offset + pos]
+        if dim == 1 and out_dim != 1:
+            exprs.append(AffineExpr.constant(0))
+        else:
+            exprs.append(AffineExpr.dimension(offset + pos))
+    return AffineMap(rank, 0, tuple(exprs))
+
+
+def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
+    source = value.type
+    if source == to:
+        return value
+    widths = {f16: 16, bf16: 16, f32: 32}
+    if widths[source] < widths[to]:
+        return builder.insert(arith.ExtFOp(value, to)).result
+    return builder.insert(arith.TruncFOp(value, to)).result
+
+
+def lower_kernel(kernel: TracedKernel, block_alignment: int) -> ModuleOp:
+    """Stage 1 entry point: the symbolic MLIR module of a traced kernel."""
+    module = KernelLowering(kernel, block_alignment).lower()
+    module.verify()
+    return module

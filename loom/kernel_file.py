@@ -1,0 +1,88 @@
+"""Kernel files: the convention users follow for their own kernels.
+
+A kernel file is an ordinary Python module with
+- exactly one `@helion.kernel` function,
+- `inputs(**sizes)` returning the example arguments; every size is a keyword
+  with a small default, and those keyword names are what `--shape` sets,
+- optionally `reference(*args)` in plain torch, used by checks.
+"""
+
+from __future__ import annotations
+
+import inspect
+import runpy
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from loom.errors import KernelFileError, ShapeError, SourceLocation
+
+
+@dataclass
+class KernelFile:
+    path: str
+    kernel: object
+    inputs: Callable
+    reference: Callable | None
+
+    @property
+    def name(self) -> str:
+        return self.kernel.fn.__name__
+
+    def size_names(self) -> dict[str, object]:
+        """The sizes `--shape` may set, with their defaults."""
+        return {
+            name: p.default
+            for name, p in inspect.signature(self.inputs).parameters.items()
+            if isinstance(p.default, int) and not isinstance(p.default, bool)
+        }
+
+    def example_args(self, sizes: dict[str, int] | None = None) -> tuple:
+        known = self.size_names()
+        for name in sizes or {}:
+            if name not in known:
+                raise ShapeError(
+                    f"`{name}` is not a size of {Path(self.path).name}; it accepts "
+                    + ", ".join(f"{n} (default {d})" for n, d in known.items())
+                )
+        args = self.inputs(**(sizes or {}))
+        return tuple(args) if isinstance(args, (tuple, list)) else (args,)
+
+
+def load_kernel_file(path: str | Path) -> KernelFile:
+    path = Path(path)
+    if not path.is_file():
+        raise KernelFileError(f"kernel file {path} does not exist")
+    try:
+        namespace = runpy.run_path(str(path), run_name=f"loom_kernel_{path.stem}")
+    except SyntaxError as err:
+        raise KernelFileError(f"syntax error: {err.msg}", SourceLocation(str(path), err.lineno or 1)) from err
+    kernels = [v for v in namespace.values() if type(v).__name__ == "Kernel" and hasattr(v, "bind")]
+    if len(kernels) != 1:
+        found = ", ".join(k.fn.__name__ for k in kernels) or "none"
+        raise KernelFileError(f"{path} must define exactly one @helion.kernel function (found: {found})")
+    inputs = namespace.get("inputs")
+    if not callable(inputs):
+        raise KernelFileError(
+            f"{path} has no `inputs(**sizes)` function returning example arguments",
+            SourceLocation(str(path), kernels[0].fn.__code__.co_firstlineno),
+        )
+    reference = namespace.get("reference")
+    return KernelFile(str(path), kernels[0], inputs, reference if callable(reference) else None)
+
+
+def parse_shape(text: str | None) -> dict[str, int]:
+    """`M=2048,N=256,K=256` → {"M": 2048, "N": 256, "K": 256}."""
+    sizes: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in (text or "").split(","))):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ShapeError(f"`{item}` in --shape is not NAME=VALUE")
+        try:
+            number = int(value)
+        except ValueError:
+            raise ShapeError(f"--shape {name}={value}: expected a positive integer, found `{value}`") from None
+        if number <= 0:
+            raise ShapeError(f"--shape {name}={value}: sizes must be positive")
+        sizes[name.strip()] = number
+    return sizes
