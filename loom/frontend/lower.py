@@ -63,7 +63,11 @@ from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.ir.dialect import ReadOp, SymOp, WriteOp
 
 INDEX = IndexType()
-_DTYPES: dict[torch.dtype, Attribute] = {torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16}
+_DTYPES: dict[torch.dtype, Attribute] = {
+    torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16, torch.int32: i32, torch.int64: i64,
+}
+# Scalar index arithmetic Helion records on SymInts (`b.begin + 1`), with the arith op that builds it.
+_INDEX_ARITH = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "floordiv": arith.FloorDivSIOp}
 
 # Elementwise torch ops and the scalar op that forms the linalg.generic body.
 _BINARY = {
@@ -288,7 +292,7 @@ class KernelLowering:
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
-        if name in ("_get_symnode", "aten.sym_size.int", "tile_begin"):
+        if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or isinstance(node.meta.get("val"), torch.SymInt):
             return node  # index expressions are resolved where a load or store uses them
         if name == "load":
             return self.lower_load(node, env)
@@ -369,22 +373,41 @@ class KernelLowering:
                 "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
                 self.k.location(user),
             )
-        name = target_name(entry)
-        if name == "tile_begin":
-            block = self.block_of_symint(entry.args[0], user)
-            return self.tile_start(block), None
-        if name in ("_get_symnode", "aten.sym_size.int"):
-            return self.tile_start(self.block_of_symint(entry, user)), self.block_of_symint(entry, user)
-        if _depends_on_tensor(entry):
+        if target_name(entry) in ("_get_symnode", "aten.sym_size.int"):
+            block = self.block_of_symint(entry, user)
+            return self.tile_start(block), block
+        return self.scalar_index(entry, user), None
+
+    def scalar_index(self, node: object, user: torch.fx.Node) -> SSAValue:
+        """A scalar position: an affine expression of tile starts, block sizes and integers."""
+        if isinstance(node, int):
+            return self.const(node)
+        if not isinstance(node, torch.fx.Node) or isinstance(node.meta.get("val"), torch.Tensor):
             raise DataDependentIndexError(
                 "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
                 self.k.location(user),
             )
-        raise NonAffineIndexError(
-            f"index `{getattr(val, 'node', val)}` is not a tile or a tile's start; Loom needs offsets "
-            "of the form tile index × block size",
-            self.k.location(user),
-        )
+        name = target_name(node)
+        if name == "tile_begin":
+            return self.tile_start(self.block_of_symint(node.args[0], user))
+        if name in ("_get_symnode", "aten.sym_size.int"):
+            return self.size_value[self.block_of_symint(node, user).block_id]
+        if _depends_on_tensor(node):
+            raise DataDependentIndexError(
+                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
+                self.k.location(user),
+            )
+        lhs, rhs = (node.args + (None, None))[:2]
+        constant_operand = isinstance(lhs, int) or isinstance(rhs, int)
+        if name not in _INDEX_ARITH or (name in ("mul", "floordiv") and not constant_operand) \
+                or (name == "floordiv" and not isinstance(rhs, int)):
+            raise NonAffineIndexError(
+                f"index `{getattr(node.meta.get('val'), 'node', node)}` is not affine in the tile indices "
+                "(allowed: tile starts and integers combined with +, -, × constant, // constant)",
+                self.k.location(user),
+            )
+        op = _INDEX_ARITH[name](self.scalar_index(lhs, user), self.scalar_index(rhs, user))
+        return self.b.insert(op).result
 
     def block_of_symint(self, node: torch.fx.Node, user: torch.fx.Node) -> BlockInfo:
         val = node.meta.get("val")

@@ -1,0 +1,36 @@
+"""Shared fixtures: the repository root as working directory, example kernel files, golden files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+GOLDEN = ROOT / "tests" / "golden"
+KERNELS = ("matmul", "flash_attention", "flash_decode")
+# Small shapes for golden IR: every tiled dimension a multiple of 32.
+GOLDEN_SHAPES = {
+    "matmul": {"M": 256, "N": 128, "K": 64},
+    "flash_attention": {"B": 1, "H": 2, "L": 128, "D": 64},
+    "flash_decode": {"B": 2, "H": 2, "L": 256, "D": 64},
+}
+
+
+@pytest.fixture(autouse=True)
+def _repo_cwd(monkeypatch):
+    """Paths in IR and messages are relative to the working directory: pin it to the repo root."""
+    monkeypatch.chdir(ROOT)
+
+
+def check_golden(name: str, text: str) -> None:
+    """Compare with tests/golden/<name>; `LOOM_ACCEPT=1 make test` rewrites the expected file."""
+    path = GOLDEN / name
+    if os.environ.get("LOOM_ACCEPT") == "1":
+        path.write_text(text)
+        return
+    assert path.exists(), f"missing golden file {path}; run with LOOM_ACCEPT=1 to create it"
+    expected = path.read_text()
+    assert text == expected, f"{name} differs from the golden file; inspect, then LOOM_ACCEPT=1 to accept"

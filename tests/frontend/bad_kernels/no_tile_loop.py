@@ -1,0 +1,13 @@
+import torch
+
+import helion
+import helion.language as hl  # noqa: F401
+
+
+@helion.kernel(static_shapes=True)
+def host_only(x: torch.Tensor) -> torch.Tensor:  # LINE: no hl.tile
+    return x + 1
+
+
+def inputs(M: int = 64):
+    return (torch.randn(M),)

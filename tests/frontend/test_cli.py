@@ -1,0 +1,45 @@
+"""The `loom` CLI: lower prints IR and dumps it; user errors exit 2 with one message."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from loom.cli import app
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    "kernel, shape",
+    [("matmul", "M=2048,N=256,K=256"), ("flash_attention", "B=1,H=2,L=256,D=64"), ("flash_decode", "B=1,H=2,L=512")],
+)
+def test_lower_prints_symbolic_ir(kernel, shape, tmp_path):
+    result = runner.invoke(app, ["lower", f"examples/{kernel}.py", "--shape", shape, "--dump-ir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "loom.sym @tile_" in result.stdout
+    assert (tmp_path / "00_frontend.mlir").read_text().strip() == result.stdout.strip()
+
+
+def test_lower_gemm_names_all_three_tiles():
+    result = runner.invoke(app, ["lower", "examples/matmul.py", "--shape", "M=2048,N=256,K=256"])
+    for label in ("@tile_m", "@tile_n", "@tile_k"):
+        assert f"loom.sym {label}" in result.stdout
+
+
+def test_user_error_exits_2_without_traceback():
+    result = runner.invoke(app, ["lower", "examples/matmul.py", "--shape", "M=100"])
+    assert result.exit_code == 2
+    assert "matmul.py:16" in result.output and "Traceback" not in result.output
+
+
+def test_unknown_arch_exits_2():
+    result = runner.invoke(app, ["lower", "examples/matmul.py", "--arch", "nonesuch"])
+    assert result.exit_code == 2 and "nonesuch" in result.output
+
+
+def test_archs_lists_all_descriptions():
+    result = runner.invoke(app, ["archs"])
+    assert result.exit_code == 0, result.output
+    for name in ("wormhole_n150", "blackhole_p150", "ring32"):
+        assert name in result.output
