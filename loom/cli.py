@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from loom.errors import InternalError, LoomError
+from loom.errors import InternalError, LoomError, ShapeError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 err_console = Console(stderr=True, soft_wrap=True)
@@ -37,26 +37,54 @@ def lower(
     kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
     shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=2048,N=256,K=256"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
-    dump_ir: Optional[Path] = typer.Option(None, "--dump-ir", help="Write each stage's IR (00_frontend.mlir, …) here"),
+    stage: str = typer.Option("frontend", "--stage", help="Print the IR after: frontend, dataflow or concrete"),
+    summary: bool = typer.Option(False, "--summary", help="Print the buffer table and L1 footprint instead of IR"),
+    dump_ir: Optional[Path] = typer.Option(None, "--dump-ir", help="Write every stage's IR (00_frontend.mlir, …)"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
-    """Lower a kernel file to symbolic MLIR and print it."""
+    """Lower a kernel file to symbolic MLIR and print it (or its buffer summary)."""
     from loom.ir.text import to_text
     from loom.kernel_file import load_kernel_file, parse_shape
+    from loom.pipeline import STAGES
     from loom.pipeline import lower as lower_kernel
 
     try:
+        if stage not in STAGES:
+            raise ShapeError(f"--stage {stage}: expected one of {', '.join(STAGES)}")
         source = load_kernel_file(kernel_file)
         args = source.example_args(parse_shape(shape))
-        result = lower_kernel(source.kernel, args, arch=arch)
+        last = "concrete" if dump_ir is not None or summary else stage
+        result = lower_kernel(source.kernel, args, arch=arch, stage=max(stage, last, key=STAGES.index))
         if dump_ir is not None:
             for path in result.dump(dump_ir):
                 err_console.print(f"wrote {path}", highlight=False)
-        sys.stdout.write(to_text(result.module))
+        if summary:
+            _print_summary(result)
+        else:
+            sys.stdout.write(to_text(result.stages[stage]))
     except typer.Exit:
         raise
     except BaseException as err:  # noqa: BLE001 - every failure becomes one message and an exit status
         _fail(err, debug)
+
+
+def _print_summary(result) -> None:
+    from loom.passes.buffer_summary import buffer_summary
+    from loom.passes.l1_footprint import l1_footprint
+
+    module = result.stages["concrete"]
+    table = Table(title="Buffers after concretization (stage 3)")
+    for column in ("buffer", "shape", "producers", "consumers", "lifetime", "storage", "shares storage with"):
+        table.add_column(column, overflow="fold")
+    for row in buffer_summary(module):
+        table.add_row(row.label, row.shape, ", ".join(row.producers), ", ".join(row.consumers), row.lifetime,
+                      row.slot, ", ".join(row.shares_with))
+    console = Console() if Console().is_terminal else Console(width=200)
+    console.print(table)
+    tiling = result.arch.tiling
+    footprint = l1_footprint(module, (tiling.tile_rows, tiling.tile_cols))
+    console.print(f"L1 footprint (bytes): {footprint.expression()}", highlight=False, soft_wrap=True)
+    console.print(f"usable L1 on {result.arch.name}: {result.arch.l1.usable_bytes} bytes", highlight=False)
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""The whole pipeline, one stage a line. Stages beyond the frontend land in later issues."""
+"""The whole pipeline, one stage a line. Stages beyond buffer concretization land in later issues."""
 
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ from xdsl.dialects.builtin import ModuleOp
 
 from loom.arch import Arch, load_arch
 from loom.errors import InternalError, LoomError
-from loom.ir.text import to_text
+from loom.ir.text import context, to_text
 
 T = TypeVar("T")
+STAGES = ("frontend", "dataflow", "concrete")
+DUMP_NAMES = {"frontend": "00_frontend", "dataflow": "01_dataflow", "concrete": "02_concrete"}
 
 
 @dataclass
 class Lowering:
-    """What `loom.lower` returns: the IR after each stage, by dump name."""
+    """What `loom.lower` returns: the IR after each stage, by stage name."""
 
     arch: Arch
     stages: dict[str, ModuleOp] = field(default_factory=dict)
@@ -30,8 +32,8 @@ class Lowering:
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, module in self.stages.items():
-            path = out / f"{name}.mlir"
+        for stage, module in self.stages.items():
+            path = out / f"{DUMP_NAMES[stage]}.mlir"
             path.write_text(to_text(module))
             written.append(path)
         return written
@@ -47,15 +49,35 @@ def run_stage(stage: str, fn: Callable[..., T], *args) -> T:
         raise InternalError(stage, err) from err
 
 
-def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150") -> Lowering:
-    """Lower a Helion kernel bound to example `args` to symbolic MLIR (stage 1)."""
+def _apply(pass_type) -> Callable[[ModuleOp], ModuleOp]:
+    def run(module: ModuleOp) -> ModuleOp:
+        result = module.clone()  # every stage's IR stays available for dumps
+        pass_type().apply(context(), result)
+        return result
+
+    return run
+
+
+def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage: str = "concrete") -> Lowering:
+    """Lower a Helion kernel bound to example `args` up to `stage` (frontend, dataflow or concrete)."""
     from loom.frontend.helion import trace_kernel
     from loom.frontend.lower import lower_kernel
+    from loom.passes.concretize_buffers import ConcretizeBuffers
+    from loom.passes.reify_dataflow import ReifyDataflow
 
+    if stage not in STAGES:
+        raise LoomError(f"unknown stage '{stage}'; choose one of {', '.join(STAGES)}")
     target = arch if isinstance(arch, Arch) else load_arch(arch)
     result = Lowering(target)
-    traced = run_stage("frontend", trace_kernel, kernel, args)  # Helion Device IR on CPU
-    result.stages["00_frontend"] = run_stage(
-        "frontend", lower_kernel, traced, target.tiling.block_alignment
-    )  # symbolic MLIR: loom.sym block sizes, affine.parallel grid, linalg compute
+    steps = [
+        ("frontend", lambda _: lower_kernel(trace_kernel(kernel, args), target.tiling.block_alignment)),
+        ("dataflow", _apply(ReifyDataflow)),  # tile values -> virtual buffers with reserve/commit/acquire/release
+        ("concrete", _apply(ConcretizeBuffers)),  # merge handoffs, share storage by liveness, semaphores
+    ]
+    module = None
+    for name, step in steps:
+        module = run_stage(name, step, module)
+        result.stages[name] = module
+        if name == stage:
+            break
     return result

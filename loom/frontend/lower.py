@@ -112,8 +112,8 @@ class Tile:
 
 @dataclass(frozen=True)
 class _Access:
-    offsets: list[SSAValue]
-    sizes: list[SSAValue]
+    offsets: list  # SSAValue or int
+    sizes: list  # SSAValue or int
     static_sizes: list[int]
     kept: list[int]  # dims of the global tensor that remain in the tile
     tile_dims: list
@@ -237,7 +237,9 @@ class KernelLowering:
     def filled(self, dims: list, dtype: Attribute, value: float, node: torch.fx.Node) -> SSAValue:
         init = self.empty(dims, dtype)
         cst = self.fconst(value, dtype)
-        return self.located(FillOp([cst], [init], [init.type]), node).res[0]
+        result = self.located(FillOp([cst], [init], [init.type]), node).res[0]
+        result.name_hint = f"{_value_name(node, {})}_init"  # overwritten when the fill is the node itself
+        return result
 
     # ------------------------------------------------------------------- grid
     def _build_grid(self) -> None:
@@ -283,7 +285,10 @@ class KernelLowering:
             if node in fused.alias:
                 env[node] = env[fused.alias[node]]
                 continue
-            env[node] = self.lower_node(node, env, fused)
+            result = self.lower_node(node, env, fused)
+            if isinstance(result, Tile) and result.value.name_hint is None:
+                result.value.name_hint = _value_name(node, env)
+            env[node] = result
         return []
 
     def lower_node(self, node: torch.fx.Node, env: dict, fused: _Fusion) -> object:
@@ -301,7 +306,9 @@ class KernelLowering:
             return None
         if name == "full":
             dims = [self.dim_of(s) for s in node.meta["val"].shape]
-            return Tile(self.filled(dims, element_type(node.args[2]), node.args[1], node), dims)
+            tile = Tile(self.filled(dims, element_type(node.args[2]), node.args[1], node), dims)
+            tile.value.name_hint = None
+            return tile
         if name == "_for_loop":
             return self.lower_loop(node, env)
         if name == "getitem":
@@ -331,6 +338,7 @@ class KernelLowering:
 
     # ------------------------------------------------------------- memory ops
     def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> _Access:
+        """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
         offsets, sizes, static, kept, tile_dims = [], [], [], [], []
         if len(index) != len(global_shape):
             raise UnsupportedError(
@@ -341,26 +349,31 @@ class KernelLowering:
             if isinstance(entry, slice):
                 if entry != slice(None):
                     raise UnsupportedError("sliced ranges other than `:` are not supported", self.k.location(node))
-                offsets.append(self.const(0))
-                sizes.append(self.const(extent))
+                offsets.append(0)
+                sizes.append(extent)
                 static.append(extent)
                 kept.append(dim)
                 tile_dims.append(extent)
             elif isinstance(entry, int):
-                offsets.append(self.const(entry))
-                sizes.append(self.const(1))
+                offsets.append(entry)
+                sizes.append(1)
                 static.append(1)
             elif isinstance(entry, torch.fx.Node):
                 offset, block = self.index_offset(entry, node)
                 offsets.append(offset)
                 if block is None:  # a scalar position: the dimension is dropped
-                    sizes.append(self.const(1))
+                    sizes.append(1)
                     static.append(1)
+                elif block.fixed is not None:
+                    sizes.append(block.fixed)
+                    static.append(block.fixed)
+                    kept.append(dim)
+                    tile_dims.append(block.fixed)
                 else:
                     sizes.append(self.size_value[block.block_id])
-                    static.append(block.fixed if block.fixed is not None else DYNAMIC_INDEX)
+                    static.append(DYNAMIC_INDEX)
                     kept.append(dim)
-                    tile_dims.append(block.fixed if block.fixed is not None else block)
+                    tile_dims.append(block)
             else:
                 raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
         return _Access(offsets, sizes, static, kept, tile_dims)
@@ -442,7 +455,10 @@ class KernelLowering:
         acc = self.access(node, source.type.get_shape(), list(node.args[1]))
         view = self.subview(source, acc, node)
         result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
-        return Tile(self.located(ReadOp(view, result_type), node).result, acc.tile_dims)
+        read = self.located(ReadOp(view, result_type), node).result
+        if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
+            read.name_hint = f"{node.args[0].args[0]}_tile"
+        return Tile(read, acc.tile_dims)
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]
@@ -577,6 +593,8 @@ class KernelLowering:
         count = self.trip_count(block, ends[0])
         body = Block(arg_types=[INDEX] + [t.value.type for t in inits])
         body.args[0].name_hint = f"{block.label}_idx"
+        for arg, init in zip(body.args[1:], inits):
+            arg.name_hint = init.value.name_hint  # the loop-carried variable keeps its source name
         self.iv_value[block.block_id] = body.args[0]
         placeholders = [n for n in loop.graph.nodes if n.op == "placeholder"]
         inner_env = {}
@@ -600,6 +618,8 @@ class KernelLowering:
         self.b, self.const_cache = outer_builder, outer_consts
         for_op = self.located(scf.ForOp(self.const(0), count, self.const(1), [t.value for t in inits], body), node)
         del self.iv_value[block.block_id]
+        for res, init in zip(for_op.results, inits):
+            res.name_hint = init.value.name_hint
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
 
 
@@ -633,6 +653,16 @@ def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
             fusion.widened[product] = convert.args[1]
             fusion.alias[convert] = product
     return fusion
+
+
+def _value_name(node: torch.fx.Node, env: dict) -> str:
+    """The SSA name of a tile: the FX node's name, which Helion takes from the source variable;
+    a dtype conversion is named after what it converts (`acc_bf16`)."""
+    if target_name(node) == "prims.convert_element_type.default":
+        source = env.get(node.args[0])
+        base = source.value.name_hint if isinstance(source, Tile) and source.value.name_hint else "t"
+        return f"{base}_{str(element_type(node.args[1]))}"
+    return node.name.strip("_") or "t"
 
 
 def _graph_outputs(graph: torch.fx.Graph) -> list:

@@ -7,7 +7,10 @@ name (`tile_m`) that the solver and the reports use.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import (
+    IntegerType,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -15,14 +18,18 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     TensorType,
     UnitAttr,
+    i32,
     i64,
 )
 from xdsl.ir import Dialect
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
+    VarConstraint,
+    base,
     irdl_op_definition,
     operand_def,
+    var_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -106,7 +113,209 @@ class WriteOp(IRDLOperation):
         _check_same_elements(self, self.dest.type, self.value.type)
 
 
-LOOM_OPS = [SymOp, ReadOp, WriteOp]
+# ----------------------------------------------------------------------------- stage 2: virtual buffers
+#
+# A virtual buffer (vb) is a local-memory buffer with a readiness protocol, like a circular
+# buffer: a producer brackets its write with reserve/commit, each value it commits is read by
+# its consumers between one acquire and one release. `reserve` and `acquire` return the view to
+# write or read; the payload is accessed by ordinary (linalg, loom.copy) ops on that view.
+
+
+@irdl_op_definition
+class VbCreateOp(IRDLOperation):
+    """A virtual buffer (stage 2): storage and synchronisation still abstract."""
+
+    name = "loom.vb.create"
+    sizes = var_operand_def(IndexType)
+    buffer = result_def(MemRefType)
+    label = prop_def(StringAttr)
+    assembly_format = "$label (`(` $sizes^ `)`)? attr-dict `:` type($buffer)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, label: str, sizes, buffer_type: MemRefType):
+        super().__init__(operands=[list(sizes)], properties={"label": StringAttr(label)}, result_types=[buffer_type])
+        self.buffer.name_hint = f"vb_{label}"
+
+
+def _scan_block(op: IRDLOperation, forward: bool, closing: type, reopening: type) -> bool:
+    """Is there, in op's block, a `closing` op on the same buffer before any `reopening` one?"""
+    block = op.parent_block()
+    if block is None:
+        return False
+    ops = list(block.ops)
+    index = ops.index(op)
+    others = ops[index + 1 :] if forward else reversed(ops[:index])
+    for other in others:
+        if isinstance(other, (closing, reopening)) and other.operands[0] is op.operands[0]:
+            return isinstance(other, closing)
+    return False
+
+
+class _ProtocolOp(IRDLOperation):
+    """Shared verification: each protocol op must be matched within its block."""
+
+    PARTNER: ClassVar[tuple[str, bool, str]]  # (partner op, search forward?, the op that must not come first)
+
+    def verify_(self) -> None:
+        partner_name, forward, blocker_name = self.PARTNER
+        partner, blocker = _OPS_BY_NAME[partner_name], _OPS_BY_NAME[blocker_name]
+        if not _scan_block(self, forward, partner, blocker):
+            owner_label = getattr(self.operands[0].owner, "label", None)
+            label = owner_label.data if owner_label is not None else self.operands[0].name_hint
+            where = "after" if forward else "before"
+            raise VerifyException(
+                f"{self.name} of buffer '{label}' has no matching {partner_name} {where} it in the same block"
+            )
+
+
+@irdl_op_definition
+class VbReserveOp(_ProtocolOp):
+    """Wait until the buffer can be written; returns the write view. Must be followed by `commit`."""
+
+    name = "loom.vb.reserve"
+    T: ClassVar = VarConstraint("T", base(MemRefType))
+    buffer = operand_def(T)
+    view = result_def(T)
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+    PARTNER: ClassVar[tuple[str, bool, str]] = ("loom.vb.commit", True, "loom.vb.reserve")
+
+    def __init__(self, buffer):
+        super().__init__(operands=[buffer], result_types=[buffer.type])
+
+
+@irdl_op_definition
+class VbCommitOp(_ProtocolOp):
+    """Make the data written since `reserve` readable by consumers."""
+
+    name = "loom.vb.commit"
+    buffer = operand_def(MemRefType)
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+    PARTNER: ClassVar[tuple[str, bool, str]] = ("loom.vb.reserve", False, "loom.vb.commit")
+
+    def __init__(self, buffer):
+        super().__init__(operands=[buffer])
+
+
+@irdl_op_definition
+class VbAcquireOp(_ProtocolOp):
+    """Wait until committed data is readable; returns the read view. Must be followed by `release`."""
+
+    name = "loom.vb.acquire"
+    T: ClassVar = VarConstraint("T", base(MemRefType))
+    buffer = operand_def(T)
+    view = result_def(T)
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+    PARTNER: ClassVar[tuple[str, bool, str]] = ("loom.vb.release", True, "loom.vb.acquire")
+
+    def __init__(self, buffer):
+        super().__init__(operands=[buffer], result_types=[buffer.type])
+
+
+@irdl_op_definition
+class VbReleaseOp(_ProtocolOp):
+    """The consumers are done with the data acquired last; its storage may be written again."""
+
+    name = "loom.vb.release"
+    buffer = operand_def(MemRefType)
+    assembly_format = "$buffer attr-dict `:` type($buffer)"
+    PARTNER: ClassVar[tuple[str, bool, str]] = ("loom.vb.acquire", False, "loom.vb.release")
+
+    def __init__(self, buffer):
+        super().__init__(operands=[buffer])
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """An explicit data movement between memory spaces (DRAM→L1 loads, L1→DRAM stores).
+
+    Stage 4 adds the transfer mode (unicast, row/column/2-D multicast, gather) and its region.
+    """
+
+    name = "loom.copy"
+    source = operand_def(MemRefType)
+    dest = operand_def(MemRefType)
+    src_space = prop_def(StringAttr)
+    dst_space = prop_def(StringAttr)
+    assembly_format = "$source `,` $dest attr-dict `:` type($source) `,` type($dest)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, source, dest, src_space: str, dst_space: str):
+        super().__init__(
+            operands=[source, dest],
+            properties={"src_space": StringAttr(src_space), "dst_space": StringAttr(dst_space)},
+        )
+
+    def verify_(self) -> None:
+        spaces = {"DRAM", "L1"}
+        for which in (self.src_space.data, self.dst_space.data):
+            if which not in spaces:
+                raise VerifyException(f"loom.copy: memory space must be one of {sorted(spaces)}, got {which!r}")
+        if self.source.type.element_type != self.dest.type.element_type:
+            raise VerifyException(
+                f"loom.copy moves {self.source.type.element_type} into a buffer of {self.dest.type.element_type}"
+            )
+
+
+# ----------------------------------------------------------------------------- stage 3: concrete buffers
+
+
+@irdl_op_definition
+class MemAllocOp(IRDLOperation):
+    """Local-memory storage shared by the virtual buffers bound to it (disjoint lifetimes)."""
+
+    name = "loom.mem.alloc"
+    sizes = var_operand_def(IndexType)
+    memory = result_def(MemRefType)
+    slot = prop_def(IntegerAttr)
+    assembly_format = "`(` $sizes `)` attr-dict `:` type($memory)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, slot: int, sizes, memory_type: MemRefType):
+        super().__init__(operands=[list(sizes)], properties={"slot": IntegerAttr(slot, i64)},
+                         result_types=[memory_type])
+        self.memory.name_hint = f"mem{slot}"
+
+
+@irdl_op_definition
+class SemAllocOp(IRDLOperation):
+    """A counting semaphore: the readiness state of one virtual buffer."""
+
+    name = "loom.sem.alloc"
+    semaphore = result_def(IntegerType)
+    assembly_format = "attr-dict `:` type($semaphore)"
+
+    def __init__(self):
+        super().__init__(result_types=[i32])
+
+
+@irdl_op_definition
+class VbBindOp(IRDLOperation):
+    """A virtual buffer made concrete: storage from `loom.mem.alloc`, readiness from `loom.sem.alloc`."""
+
+    name = "loom.vb.bind"
+    memory = operand_def(MemRefType)
+    semaphore = operand_def(IntegerType)
+    buffer = result_def(MemRefType)
+    label = prop_def(StringAttr)
+    assembly_format = "$label $memory `,` $semaphore attr-dict `:` type($memory) `,` type($semaphore) `->` type($buffer)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, label: str, memory, semaphore):
+        super().__init__(operands=[memory, semaphore], properties={"label": StringAttr(label)},
+                         result_types=[memory.type])
+        self.buffer.name_hint = f"vb_{label}"
+
+    def verify_(self) -> None:
+        if self.memory.type != self.buffer.type:
+            raise VerifyException(
+                f"loom.vb.bind @{self.label.data}: the buffer type {self.buffer.type} differs from "
+                f"its storage {self.memory.type}"
+            )
+
+
+LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
+            MemAllocOp, SemAllocOp, VbBindOp]
+_OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 
 

@@ -19,6 +19,8 @@ def test_lower_prints_symbolic_ir(kernel, shape, tmp_path):
     assert result.exit_code == 0, result.output
     assert "loom.sym @tile_" in result.stdout
     assert (tmp_path / "00_frontend.mlir").read_text().strip() == result.stdout.strip()
+    for dump in ("01_dataflow.mlir", "02_concrete.mlir"):
+        assert "loom.vb." in (tmp_path / dump).read_text()
 
 
 def test_lower_gemm_names_all_three_tiles():
@@ -43,3 +45,15 @@ def test_archs_lists_all_descriptions():
     assert result.exit_code == 0, result.output
     for name in ("wormhole_n150", "blackhole_p150", "ring32"):
         assert name in result.output
+
+
+def test_summary_lists_buffers_and_footprint():
+    result = runner.invoke(app, ["lower", "examples/matmul.py", "--shape", "M=256,N=256,K=256", "--summary"])
+    assert result.exit_code == 0, result.output
+    for text in ("x_tile", "tile_m x tile_k bf16", "load x@matmul.py:19", "L1 footprint (bytes)", "db_x_tile"):
+        assert text in result.stdout
+
+
+def test_unknown_stage_exits_2():
+    result = runner.invoke(app, ["lower", "examples/matmul.py", "--stage", "bogus"])
+    assert result.exit_code == 2 and "frontend, dataflow, concrete" in result.output

@@ -15,7 +15,7 @@ from tests.conftest import EXAMPLES, GOLDEN_SHAPES, KERNELS, check_golden
 
 def lowered(name: str, arch: str = "wormhole_n150", **sizes):
     source = load_kernel_file(EXAMPLES / f"{name}.py")
-    return loom.lower(source.kernel, source.example_args(sizes or GOLDEN_SHAPES[name]), arch=arch)
+    return loom.lower(source.kernel, source.example_args(sizes or GOLDEN_SHAPES[name]), arch=arch, stage="frontend")
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_decode_has_only_the_kv_block_symbolic(modules):
 def test_every_compute_op_names_its_source_line(modules):
     text = to_text(modules["matmul"])
     assert 'linalg.matmul {loom.loc = "matmul.py:19"}' in text
-    assert 'loom.write %' in text and '{loom.loc = "matmul.py:20"}' in text
+    assert 'loom.write %acc_bf16' in text and '{loom.loc = "matmul.py:20"}' in text
 
 
 @pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])

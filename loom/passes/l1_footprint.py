@@ -1,0 +1,129 @@
+"""The symbolic L1 footprint of a program: what stage 5 constrains against the L1 capacity.
+
+Each storage slot (`loom.mem.alloc` after stage 3, or each `loom.vb.create` before it)
+contributes `element bytes × Π dims`, where a dim is an integer or a `loom.sym` label. L1 holds
+whole tiles: with a tile shape given, static dims are rounded up to it and a vector (rank 1)
+occupies one tile column (a row of running maxima is `tile_m × 32`). A slot
+that receives DRAM data inside a loop can be double-buffered: its term is multiplied by
+`(1 + db_<label>)`, a pipeline knob the solver decides.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.ir import SSAValue
+
+from loom.errors import UnsupportedError
+from loom.ir.dialect import CopyOp, MemAllocOp, SymOp, VbBindOp, VbCreateOp, VbReserveOp
+
+_ELEMENT_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "i64": 8}
+
+
+@dataclass(frozen=True)
+class FootprintTerm:
+    """One storage slot: `element_bytes × Π dims`, doubled when its knob is on."""
+
+    slot: int
+    element_bytes: int
+    dims: tuple[int | str, ...]  # ints and loom.sym labels
+    buffers: tuple[str, ...]  # the virtual buffers stored here
+    double_buffer_knob: str | None
+
+    def bytes(self, sizes: dict[str, int], knobs: dict[str, bool] | None = None) -> int:
+        elements = math.prod(d if isinstance(d, int) else sizes[d] for d in self.dims)
+        copies = 2 if self.double_buffer_knob and (knobs or {}).get(self.double_buffer_knob) else 1
+        return self.element_bytes * elements * copies
+
+    def expression(self) -> str:
+        text = "*".join([str(self.element_bytes)] + [str(d) for d in self.dims])
+        return f"{text}*(1 + {self.double_buffer_knob})" if self.double_buffer_knob else text
+
+
+@dataclass(frozen=True)
+class L1Footprint:
+    terms: tuple[FootprintTerm, ...]
+
+    def bytes(self, sizes: dict[str, int], knobs: dict[str, bool] | None = None) -> int:
+        return sum(t.bytes(sizes, knobs) for t in self.terms)
+
+    def expression(self) -> str:
+        return " + ".join(t.expression() for t in self.terms) or "0"
+
+    @property
+    def knobs(self) -> tuple[str, ...]:
+        return tuple(t.double_buffer_knob for t in self.terms if t.double_buffer_knob)
+
+
+def _dims(sizes: list[SSAValue], shape: tuple[int, ...]) -> tuple[int | str, ...]:
+    dynamic = iter(sizes)
+    dims: list[int | str] = []
+    for extent in shape:
+        if extent != DYNAMIC_INDEX:
+            dims.append(extent)
+            continue
+        value = next(dynamic)
+        owner = value.owner
+        if isinstance(owner, SymOp):
+            dims.append(owner.label)
+        else:
+            raise UnsupportedError(f"a buffer dimension is neither constant nor a loom.sym ({value})")
+    return tuple(dims)
+
+
+def _loaded_in_loop(buffer: SSAValue) -> bool:
+    """Does a DRAM→L1 copy inside a loop write this buffer (so that it can be double-buffered)?"""
+    for use in buffer.uses:
+        reserve = use.operation
+        if not isinstance(reserve, VbReserveOp) or not isinstance(reserve.parent_op(), scf.ForOp):
+            continue
+        for view_use in reserve.view.uses:
+            op = view_use.operation
+            if isinstance(op, CopyOp) and op.src_space.data == "DRAM":
+                return True
+    return False
+
+
+def _tiled(dims: tuple[int | str, ...], tile: tuple[int, int] | None) -> tuple[int | str, ...]:
+    if tile is None:
+        return dims
+    if len(dims) == 1:
+        dims = dims + (tile[1],)
+    head, rows, cols = dims[:-2], dims[-2], dims[-1]
+    pad = [(-(-d // t) * t if isinstance(d, int) else d) for d, t in ((rows, tile[0]), (cols, tile[1]))]
+    return tuple(head) + tuple(pad)
+
+
+def l1_footprint(module: ModuleOp, tile: tuple[int, int] | None = None) -> L1Footprint:
+    """The footprint of the storage in `module` (stage 3 slots, or stage 2 buffers one each).
+
+    `tile` is the architecture's (rows, cols) tile shape; without it, elements are counted exactly.
+    """
+    slots = [op for op in module.walk() if isinstance(op, MemAllocOp)]
+    terms = []
+    if slots:
+        binds = [op for op in module.walk() if isinstance(op, VbBindOp)]
+        for mem in slots:
+            members = [b for b in binds if b.memory is mem.memory]
+            terms.append(_term(mem.slot.value.data, mem.memory, list(mem.sizes), [b.buffer for b in members],
+                               [b.label.data for b in members], tile))
+    else:
+        creates = [op for op in module.walk() if isinstance(op, VbCreateOp)]
+        for index, create in enumerate(creates):
+            terms.append(_term(index, create.buffer, list(create.sizes), [create.buffer], [create.label.data], tile))
+    return L1Footprint(tuple(terms))
+
+
+def _term(slot: int, storage: SSAValue, sizes, buffers: list[SSAValue], labels: list[str],
+          tile: tuple[int, int] | None) -> FootprintTerm:
+    memref = storage.type
+    element = str(memref.element_type)
+    if element not in _ELEMENT_BYTES:
+        raise UnsupportedError(f"no byte size known for element type {element}")
+    loaded = [label for label, buf in zip(labels, buffers) if _loaded_in_loop(buf)]
+    knob = f"db_{loaded[0]}" if loaded else None
+    dims = _tiled(_dims(sizes, memref.get_shape()), tile)
+    return FootprintTerm(slot, _ELEMENT_BYTES[element], dims, tuple(labels), knob)
