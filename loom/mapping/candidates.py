@@ -1,0 +1,217 @@
+"""Stage 4: enumerate schedule candidates: a spatial mapping of the launch grid onto a view of the
+core array, an axis order, and a transfer mode for every DRAM load.
+
+- Mapping: with axis order (a1, a2, ...), level l of every physical dimension of the view goes to
+  axis a(l+1) (the deepest levels go to the last axis). An axis's spatial size is the product of
+  its levels; the rest of its tiles run as a temporal loop on each core, nested in axis order.
+- Transfers: a load that does not depend on some axes is read identically by every core that
+  differs only in those axes' levels. Along each physical dimension those cores form a contiguous
+  segment when the shared levels are the innermost ones there; a multicast over that segment
+  (row = x, column = y, rect = both) is legal when the architecture declares the shape. Each
+  load gets unicast plus every legal multicast; two modes that reach the same set of cores are
+  one mode (a larger region that moves strictly more bytes over the same links is dropped).
+Nothing is solved here: block sizes and pipeline knobs stay free.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.dialects import affine
+from xdsl.dialects.builtin import ModuleOp
+
+from loom.arch import Arch
+from loom.ir.dialect import SymOp
+from loom.mapping.axis_order import AxisScore, dominance_edges, linear_extensions
+from loom.mapping.reuse import AccessReuse, access_reuse
+from loom.mapping.views import DIM_NAMES, View, enumerate_views
+
+SHAPE_OF_DIMS = {(0,): "row", (1,): "column", (0, 1): "rect"}
+
+
+@dataclass(frozen=True)
+class AxisMapping:
+    """One grid axis: its block size and which view levels run it in space."""
+
+    axis: str
+    extent: int  # elements along the dimension it tiles
+    block: str | None  # loom.sym label of the block size, None when fixed in the source
+    fixed_block: int | None
+    levels: tuple[tuple[int, int, int], ...]  # (physical dim, level, size)
+
+    @property
+    def spatial(self) -> int:
+        return prod(size for _, _, size in self.levels)
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """How one DRAM access moves: unicast, or a multicast over `group` cores per physical dim."""
+
+    tensor: str
+    direction: str  # "load" or "store"
+    mode: str  # "unicast", "row", "column", "rect"
+    group: tuple[int, ...]  # cores per physical dimension that share one read
+    access: AccessReuse
+
+    @property
+    def receivers(self) -> int:
+        return prod(self.group)
+
+    @property
+    def label(self) -> str:
+        return f"{self.tensor}:{self.mode}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    view: View
+    order: tuple[str, ...]  # axis priority; also the temporal loop nest, outermost first
+    axes: tuple[AxisMapping, ...]
+    transfers: tuple[Transfer, ...]
+    free_symbols: tuple[str, ...]
+    knobs: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        order = "".join(a[5:] if a.startswith("tile_") else a for a in self.order)
+        loads = ".".join(t.label for t in self.transfers if t.direction == "load")
+        return f"{self.view.name}.{order}" + (f".{loads}" if loads else "")
+
+    def axis(self, name: str) -> AxisMapping:
+        return next(a for a in self.axes if a.axis == name)
+
+
+@dataclass
+class CandidateSet:
+    candidates: list[Candidate]
+    full_space: int  # views x axis permutations x transfer modes, before pruning
+    scores: list[AxisScore] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def pruned_fraction(self) -> float:
+        return 1 - len(self.candidates) / self.full_space if self.full_space else 0.0
+
+
+def grid_axes(module: ModuleOp) -> tuple[affine.ParallelOp, list[str], dict[str, SymOp]]:
+    (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
+    labels = [a.data for a in grid.attributes["loom.grid"].data]
+    syms = {op.label: op for op in module.walk() if isinstance(op, SymOp)}
+    return grid, labels, syms
+
+
+def axis_scores(axes: list[AxisMapping], reuse: list[AccessReuse]) -> list[AxisScore]:
+    scores = []
+    for axis in axes:
+        shared = [r for r in reuse if r.direction == "load" and axis.axis in r.spatial]
+        scores.append(AxisScore(axis.axis, axis.extent, sum(r.tensor_bytes for r in shared), len(shared)))
+    return scores
+
+
+def _axis_extents(module: ModuleOp, labels: list[str], syms: dict[str, SymOp]) -> list[AxisMapping]:
+    """Extent and block of each grid axis, read off the grid's trip counts."""
+    grid, _, _ = grid_axes(module)
+    from xdsl.dialects import arith
+
+    axes = []
+    for label, count in zip(labels, grid.operands):
+        owner = count.owner
+        if isinstance(owner, arith.CeilDivUIOp):  # extent ceildiv block
+            extent = owner.lhs.owner.value.value.data
+            axes.append(AxisMapping(label, extent, owner.rhs.owner.label, None, ()))
+        else:  # a fixed block: the trip count is a constant (block size given in the source)
+            axes.append(AxisMapping(label, owner.value.value.data, None, 1, ()))
+    return axes
+
+
+def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping]) -> tuple[AxisMapping, ...] | None:
+    levels: dict[str, list[tuple[int, int, int]]] = {a: [] for a in order}
+    for dim, factors in enumerate(view.levels):
+        for level, size in enumerate(factors):
+            if size > 1:
+                levels[order[min(level, len(order) - 1)]].append((dim, level, size))
+    mapped = []
+    for axis in axes:
+        chosen = tuple(levels[axis.axis])
+        spatial = prod(s for _, _, s in chosen)
+        most_tiles = axis.extent // (axis.fixed_block or 1) if axis.block is None else axis.extent // 32
+        if spatial > max(most_tiles, 1):
+            return None  # more cores than tiles along this axis: partial occupancy covers it
+        mapped.append(AxisMapping(axis.axis, axis.extent, axis.block, axis.fixed_block, chosen))
+    return tuple(mapped)
+
+
+def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: Arch) -> list[Transfer]:
+    unicast = Transfer(access.tensor, access.direction, "unicast", (1,) * len(arch.grid.dims), access)
+    if access.direction != "load":
+        return [unicast]
+    ndims = len(arch.grid.dims)
+    shared: dict[int, int] = {}
+    for axis in axes:
+        if axis.axis not in access.spatial:
+            continue
+        for dim, level, size in axis.levels:
+            shared.setdefault(dim, 1)
+            shared[dim] *= size
+    contiguous = []
+    for dim, size in shared.items():
+        # the sharing cores along `dim` are contiguous when the shared levels are the innermost ones
+        dim_levels = sorted((lvl, ax.axis) for ax in axes for d, lvl, s in ax.levels if d == dim and s > 1)
+        owners = [name for _, name in dim_levels]
+        suffix = owners[len(owners) - sum(1 for o in owners if o in access.spatial):]
+        if all(o in access.spatial for o in suffix) and size > 1:
+            contiguous.append(dim)
+    options = [unicast]
+    seen = {(1,) * ndims}
+    for count in range(1, len(contiguous) + 1):
+        for dims in itertools.combinations(sorted(contiguous), count):
+            shape = SHAPE_OF_DIMS.get(dims) if ndims > 1 else "row"
+            if shape is None or shape not in arch.noc.multicast:
+                continue
+            group = tuple(shared[d] if d in dims else 1 for d in range(ndims))
+            if group in seen:
+                continue
+            seen.add(group)
+            options.append(Transfer(access.tensor, access.direction, shape, group, access))
+    return options
+
+
+def enumerate_candidates(module: ModuleOp, arch: Arch) -> CandidateSet:
+    """All retained candidates of a concretized (stage 3) module on `arch`."""
+    start = time.perf_counter()
+    grid, labels, syms = grid_axes(module)
+    axes = _axis_extents(module, labels, syms)
+    reuse = access_reuse(grid)
+    scores = axis_scores(axes, reuse)
+    orders = linear_extensions(labels, dominance_edges(scores))
+    max_parallel = prod(max(a.extent // (a.fixed_block or 32), 1) for a in axes)
+    views = [v for v in enumerate_views(tuple(arch.grid.dims), len(labels))
+             if v.occupancy == tuple(arch.grid.dims) or max_parallel < arch.num_cores]
+    free = tuple(sorted(syms))
+    seen: set = set()
+    candidates = []
+    for view in views:
+        for order in orders:
+            mapped = _assign(view, order, axes)
+            if mapped is None:
+                continue
+            per_access = [_transfer_options(r, mapped, arch) for r in reuse]
+            for transfers in itertools.product(*per_access):
+                key = (tuple((a.axis, a.levels) for a in mapped), order, tuple(t.group for t in transfers))
+                if key in seen:
+                    continue
+                seen.add(key)
+                knobs = tuple(f"db_{t.tensor}" for t in transfers if t.direction == "load")
+                candidates.append(Candidate(view, order, mapped, tuple(transfers), free, knobs))
+    modes_per_load = 1 + len(arch.noc.multicast)
+    loads = sum(1 for r in reuse if r.direction == "load")
+    all_views = len(enumerate_views(tuple(arch.grid.dims), len(labels)))
+    full = all_views * len(list(itertools.permutations(labels))) * modes_per_load ** loads
+    return CandidateSet(candidates, full, scores, time.perf_counter() - start)
+
+
+__all__ = ["AxisMapping", "Candidate", "CandidateSet", "Transfer", "enumerate_candidates", "DIM_NAMES"]

@@ -1,0 +1,23 @@
+"""A kernel whose every access depends on every grid axis: nothing to share between cores."""
+
+import torch
+
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def scale(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        out[tile_m, tile_n] = x[tile_m, tile_n] * 2.0
+    return out
+
+
+def inputs(M: int = 256, N: int = 256):
+    return (torch.randn(M, N),)
+
+
+def reference(x):
+    return x * 2.0
