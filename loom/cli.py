@@ -87,6 +87,65 @@ def _print_summary(result) -> None:
     console.print(f"usable L1 on {result.arch.name}: {result.arch.l1.usable_bytes} bytes", highlight=False)
 
 
+@app.command("compile")
+def compile_command(
+    kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=4096,N=4096,K=4096"),
+    arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
+    top_k: int = typer.Option(1, "--top-k", min=1, help="Keep and report the k best candidates"),
+    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
+    seed: int = typer.Option(0, "--seed", help="CP-SAT random seed"),
+    block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,tile_n=128,…"),
+    schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
+    as_json: bool = typer.Option(False, "--json", help="Print the Schedule and figures as JSON"),
+    dump_ir: Optional[Path] = typer.Option(None, "--dump-ir", help="Write every stage's IR and the schedule here"),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
+) -> None:
+    """Compile a kernel file: choose mapping, transfers, block sizes and pipeline knobs."""
+    try:
+        result = _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule)
+        if dump_ir is not None:
+            for path in result.dump(dump_ir):
+                err_console.print(f"wrote {path}", highlight=False)
+        if as_json:
+            import json
+
+            data = json.loads(result.schedule.to_json())
+            data["candidates"] = {"full_space": result.candidates.full_space,
+                                  "retained": len(result.candidates.candidates), "infeasible": len(result.rejected)}
+            data["compile_seconds"] = {k: round(v, 4) for k, v in result.seconds.items()}
+            data["ranked"] = [{"candidate": r.name, "cycles": r.cycles} for r in result.ranked]
+            sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        else:
+            from loom.report import print_compile_report
+
+            print_compile_report(result)
+    except typer.Exit:
+        raise
+    except BaseException as err:  # noqa: BLE001
+        _fail(err, debug)
+
+
+def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule):
+    from loom.kernel_file import load_kernel_file, parse_shape
+    from loom.pipeline import compile as compile_kernel
+    from loom.schedule import Schedule
+    from loom.solve.select import parse_block_sizes
+
+    source = load_kernel_file(kernel_file)
+    sizes = parse_shape(shape)
+    replay = Schedule.load(schedule) if schedule is not None else None
+    if replay is not None:
+        sizes = sizes or dict(replay.shape)
+        arch = replay.arch if arch == "wormhole_n150" else arch
+    args = source.example_args(sizes)
+    full_shape = {**source.size_names(), **sizes}
+    return compile_kernel(source.kernel, args, arch, shape=full_shape, top_k=top_k, jobs=jobs,
+                          time_limit_s=time_limit, seed=seed,
+                          block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay)
+
+
 @app.command()
 def archs(debug: bool = typer.Option(False, "--debug", help="Show tracebacks")) -> None:
     """List the architecture descriptions with their headline numbers."""

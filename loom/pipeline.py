@@ -81,3 +81,81 @@ def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage
         if name == stage:
             break
     return result
+
+
+@dataclass
+class Compilation:
+    """What `loom.compile` returns: the lowering, every candidate's fate, and the chosen schedule."""
+
+    lowering: Lowering
+    candidates: object  # loom.mapping.candidates.CandidateSet
+    ranked: list  # loom.solve.select.Ranked, best first
+    rejected: list  # loom.solve.select.Rejected
+    schedule: object  # loom.schedule.Schedule
+    selected: ModuleOp
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def dump(self, directory: str | Path) -> list[Path]:
+        from loom.mapping.candidate_ir import candidate_module
+
+        out = Path(directory)
+        written = self.lowering.dump(out)
+        concrete = self.lowering.stages["concrete"]
+        (out / "03_candidates").mkdir(parents=True, exist_ok=True)
+        for candidate in self.candidates.candidates:
+            path = out / "03_candidates" / f"{candidate.name}.mlir"
+            path.write_text(to_text(candidate_module(concrete, candidate)))
+            written.append(path)
+        for name, text in (("04_selected.mlir", to_text(self.selected)), ("schedule.json", self.schedule.to_json())):
+            (out / name).write_text(text)
+            written.append(out / name)
+        return written
+
+
+def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
+            top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
+            block_sizes: dict[str, int] | None = None, schedule=None) -> Compilation:
+    """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6)."""
+    import time
+
+    from loom.mapping.candidates import enumerate_candidates
+    from loom.model.constraints import build_model
+    from loom.passes.l1_footprint import l1_footprint
+    from loom.solve import select
+    from loom.solve.materialize import materialize
+
+    target = arch if isinstance(arch, Arch) else load_arch(arch)
+    seconds: dict[str, float] = {}
+
+    def timed(stage: str, fn: Callable[..., T], *a) -> T:
+        start = time.perf_counter()
+        try:
+            return run_stage(stage, fn, *a)
+        finally:
+            seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - start
+
+    lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
+    concrete = lowering.stages["concrete"]
+    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target)  # views x orders x transfers
+    footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))
+    models = timed("model (stage 5)", lambda: [build_model(concrete, c, target, footprint)
+                                               for c in candidates.candidates])  # HEG, T(x, b), constraints
+    if schedule is not None:
+        decide, source = (lambda: select.replay(models, schedule)), "schedule-file"
+    elif block_sizes is not None:
+        decide, source = (lambda: select.evaluate_fixed(models, block_sizes)), "block-sizes"
+    else:
+        decide, source = (lambda: select.solve_candidates(models, jobs=jobs, time_limit_s=time_limit_s,
+                                                           seed=seed)), "solver"
+    ranked, rejected = timed("solve (stage 6)", decide)  # one CP-SAT problem per candidate, ranked
+    if not ranked:
+        from loom.schedule import ScheduleError
+
+        reasons = sorted({r.reason for r in rejected})
+        raise ScheduleError("no candidate is feasible; " + " | ".join(reasons[:3]))
+    kernel_name = getattr(getattr(kernel, "fn", None), "__name__", "kernel")
+    chosen = select.to_schedule(ranked[0], target, kernel_name, shape or {}, source)
+    block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
+    selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
+    return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,
+                       selected, seconds)

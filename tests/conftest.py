@@ -10,6 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 GOLDEN = ROOT / "tests" / "golden"
+ARCH_DIR_FOR_TESTS = ROOT / "loom" / "archs"
 KERNELS = ("matmul", "flash_attention", "flash_decode")
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -91,6 +91,10 @@ class Dram(_Frozen):
     bank_positions: list[list[int]] = Field(
         description="Worker-grid coordinates of each bank's NoC endpoint, one per bank; a coordinate may lie "
                     "one step outside the worker grid (-1 or dims[d]).")
+    efficiency: float = Field(
+        gt=0, le=1,
+        description="Fraction of the peak bandwidth that sustained streaming reaches (measured saturation / "
+                    "spec peak); the simulator serves each bank at bandwidth / banks x efficiency.")
     read_latency_cycles: NonNegInt = Field(description="Fixed round-trip latency of a DRAM read (cycles).")
     write_latency_cycles: NonNegInt = Field(description="Fixed latency of a DRAM write until acked (cycles).")
 
@@ -128,6 +132,7 @@ class Rates(_Frozen):
     multicast: PosFloat = Field(description="One core multicasting to all cores (1 -> all).")
     multicast_linked: PosFloat = Field(description="One core multicasting to all, linked transactions.")
     gather_all: PosFloat = Field(description="One core receiving from all cores (1 <- all).")
+    scatter_all: PosFloat = Field(description="One core writing to all cores by unicast (1 -> all unicast).")
 
 
 class MatrixEngine(_Frozen):

@@ -1,0 +1,66 @@
+"""Stage 5c: one constrained optimisation problem per candidate.
+
+    minimise T(x, b)  subject to
+      x_k a positive multiple of the architecture's block alignment, at most the extent it tiles,
+          and dividing it (tail tiles are not supported),
+      L1 footprint (stage 3's storage slots, doubled where a pipe overlaps the transfer that
+          fills or drains them) <= usable L1,
+Cores past the last tile of an axis idle (the model's ceil divisions account for them).
+The matrix engine's minimum of 32 per dimension is implied by the alignment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import ModuleOp
+
+from loom.arch import Arch
+from loom.ir.dialect import SymOp
+from loom.mapping.candidates import Candidate
+from loom.model import expr as E
+from loom.model.heg import HEG, build_heg
+from loom.model.latency import Latency, candidate_latency, dim_expr
+from loom.passes.l1_footprint import L1Footprint, l1_footprint
+from loom.solve.cpsat import Constraint, Problem
+
+
+@dataclass
+class CandidateModel:
+    candidate: Candidate
+    heg: HEG
+    latency: Latency
+    footprint: E.Expr
+    problem: Problem
+
+
+def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
+    """Block sizes: multiples of the alignment that divide the extent they tile."""
+    align = arch.tiling.block_alignment
+    return {op.label: [v for v in range(align, op.upper_bound.value.data + 1, align)
+                       if op.upper_bound.value.data % v == 0]
+            for op in module.walk() if isinstance(op, SymOp)}
+
+
+def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]]) -> E.Expr:
+    terms = []
+    for term in footprint.terms:
+        size = E.mul(term.element_bytes, *[dim_expr(d) for d in term.dims])
+        knobs = [E.Knob(k) for k, buffers in knob_buffers.items() if set(buffers) & set(term.buffers)]
+        terms.append(E.mul(size, E.add(1, *knobs), label=f"slot {term.slot} ({', '.join(term.buffers)})"))
+    return E.add(*terms)
+
+
+def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint: L1Footprint | None = None) -> CandidateModel:
+    heg = build_heg(concrete, candidate)
+    latency = candidate_latency(arch, candidate, heg)
+    footprint = footprint or l1_footprint(concrete, (arch.tiling.tile_rows, arch.tiling.tile_cols))
+    l1 = footprint_expr(footprint, latency.load_knob_buffers)
+    constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
+                              l1, arch.l1.usable_bytes)]
+    problem = Problem(latency.total, constraints, block_domains(concrete, arch), sorted(set(latency.knobs)),
+                      name=candidate.name)
+    return CandidateModel(candidate, heg, latency, l1, problem)
+
+
+__all__ = ["CandidateModel", "block_domains", "build_model", "build_heg", "footprint_expr"]

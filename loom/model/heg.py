@@ -1,0 +1,197 @@
+"""Stage 5a: the hierarchical execution graph (HEG) of a candidate.
+
+    g ::= pipe(load*, g, store*) | for(i, g) | seq(g, g, ...) | compute*
+
+The HEG of one core's program is read off the concretized (stage 3) IR and the candidate:
+- the candidate's temporal loops (one per grid axis, in axis order) repeat the tile body;
+- a block of IR (the tile body, a device loop body) is a `pipe` whose load stage holds the
+  block's DRAM→L1 copies, whose store stage holds its L1→DRAM copies, and whose middle is the
+  `seq` of its compute ops and nested loops;
+- a device loop is `for(ceil(extent / block), pipe(...))`.
+Primitives record what they do (shape in source symbols, bytes, transfer); their latency is
+priced by `loom.model.latency` from the architecture description.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects import affine, arith, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
+from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
+from loom.mapping.candidates import Candidate, Transfer
+from loom.passes.l1_footprint import _dims
+
+Dim = int | str  # a static extent or a loom.sym label
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One compiler-visible operation: a copy, a matmul, an elementwise or reduction op."""
+
+    kind: str  # "load", "store", "matmul", "eltwise", "reduce", "fill", "transpose", "copy"
+    dims: tuple[tuple[Dim, ...], ...]  # shapes it touches (matmul: lhs, rhs; others: its output/input)
+    element_bytes: int
+    ops: tuple[str, ...] = ()  # elementwise body ops ("exp", "sub", …)
+    tensor: str = ""  # for copies: the global tensor
+    buffer: str = ""  # the L1 buffer written (loads) or read (stores)
+    transfer: Transfer | None = None
+    loc: str = ""
+    dtype: str = ""
+
+    @property
+    def label(self) -> str:
+        what = f"{self.kind} {self.tensor}" if self.tensor else (
+            f"{self.kind}({'+'.join(self.ops)})" if self.ops else self.kind)
+        return f"{what}@{self.loc}" if self.loc else what
+
+
+@dataclass
+class Compute:
+    ops: list[Primitive]
+
+
+@dataclass
+class Pipe:
+    name: str
+    loads: list[Primitive]
+    child: HEG
+    stores: list[Primitive]
+
+
+@dataclass
+class For:
+    name: str
+    trips: tuple[Dim, ...]  # ceil(extent / block) per factor: (extent, block) pairs flattened
+    child: HEG
+    spatial: int = 1  # temporal loops: cores sharing the axis (trips = ceil(ceil(E/b)/spatial))
+
+
+@dataclass
+class Seq:
+    items: list[HEG] = field(default_factory=list)
+
+
+HEG = Pipe | For | Seq | Compute
+
+
+def _element_bytes(value: SSAValue) -> int:
+    return {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "i64": 8}.get(str(value.type.element_type), 4)
+
+
+def buffer_dims(view: SSAValue) -> tuple[Dim, ...]:
+    """Shape of an L1 view in source symbols (through its buffer's storage)."""
+    owner = view.owner
+    buffer = owner.buffer if isinstance(owner, (VbReserveOp, VbAcquireOp)) else view
+    bind = buffer.owner
+    sizes = list(bind.memory.owner.sizes) if isinstance(bind, VbBindOp) else list(bind.sizes)
+    return _dims(sizes, view.type.get_shape())
+
+
+def _buffer_label(view: SSAValue) -> str:
+    owner = view.owner
+    buffer = owner.buffer if isinstance(owner, (VbReserveOp, VbAcquireOp)) else view
+    label = getattr(buffer.owner, "label", None)
+    return label.data if label is not None else "?"
+
+
+def _loc(op: Operation) -> str:
+    loc = op.attributes.get("loom.loc")
+    return loc.data if loc is not None else ""
+
+
+def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[Operation, int]) -> Primitive | None:
+    if isinstance(op, CopyOp):
+        load = op.src_space.data == "DRAM"
+        l1 = op.dest if load else op.source
+        glob = op.source if load else op.dest
+        tensor = glob.owner.source.name_hint or "?"
+        return Primitive("load" if load else "store", (buffer_dims(l1),), _element_bytes(l1), tensor=tensor,
+                         buffer=_buffer_label(l1), transfer=transfers.get(copy_index[op]), loc=_loc(op),
+                         dtype=str(l1.type.element_type))
+    if isinstance(op, MatmulOp):
+        lhs, rhs = op.inputs
+        return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),
+                         dtype=str(lhs.type.element_type))
+    if isinstance(op, GenericOp):
+        ops = tuple(o.name.split(".")[-1] for o in op.body.block.ops if o.name != "linalg.yield")
+        reduce = any(t.data == IteratorType.REDUCTION for t in op.iterator_types)
+        source = op.inputs[0] if reduce else op.outputs[0]
+        return Primitive("reduce" if reduce else "eltwise", (buffer_dims(source),), _element_bytes(source), ops=ops,
+                         loc=_loc(op))
+    if isinstance(op, (FillOp, TransposeOp, LinalgCopyOp)):
+        kind = {FillOp: "fill", TransposeOp: "transpose", LinalgCopyOp: "copy"}[type(op)]
+        out = op.outputs[0] if hasattr(op, "outputs") else op.init
+        return Primitive(kind, (buffer_dims(out),), _element_bytes(out), loc=_loc(op))
+    return None
+
+
+def _loop_trips(loop: scf.ForOp) -> tuple[Dim, Dim]:
+    """(extent, block) of a device loop `for i in 0..ceil(extent / block)`."""
+    ub = loop.ub.owner
+    if isinstance(ub, arith.CeilDivUIOp):
+        block = ub.rhs.owner
+        return ub.lhs.owner.value.value.data, (block.label if isinstance(block, SymOp) else block.value.value.data)
+    return ub.value.value.data, 1
+
+
+def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict) -> Pipe:
+    loads, stores, middle = [], [], Seq()
+    pending: list[Primitive] = []
+    for op in block.ops:
+        if isinstance(op, scf.ForOp):
+            if pending:
+                middle.items.append(Compute(pending))
+                pending = []
+            iv = op.body.block.args[0].name_hint or "loop"
+            extent, blk = _loop_trips(op)
+            middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index)))
+            continue
+        prim = _primitive(op, transfers, copy_index)
+        if prim is None:
+            continue
+        if prim.kind == "load":
+            loads.append(prim)
+        elif prim.kind == "store":
+            stores.append(prim)
+        else:
+            pending.append(prim)
+    if pending:
+        middle.items.append(Compute(pending))
+    return Pipe(name, loads, middle, stores)
+
+
+def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
+    """The HEG of one core: the candidate's temporal loops around the tile body's pipe."""
+    (grid,) = [op for op in concrete.walk() if isinstance(op, affine.ParallelOp)]
+    copies = [op for op in grid.walk() if isinstance(op, CopyOp)]
+    copy_index = {op: i for i, op in enumerate(copies)}
+    transfers = dict(enumerate(candidate.transfers))
+    body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index)
+    for name in reversed(candidate.order):
+        axis = candidate.axis(name)
+        block = axis.block if axis.block else (axis.fixed_block or 1)
+        body = For(f"t_{name}", (axis.extent, block), body, spatial=axis.spatial)
+    return body
+
+
+def pretty(heg: HEG, indent: int = 0) -> str:
+    pad = "  " * indent
+    if isinstance(heg, Compute):
+        return pad + "compute(" + ", ".join(p.label for p in heg.ops) + ")"
+    if isinstance(heg, Seq):
+        return "\n".join(pretty(i, indent) for i in heg.items) if heg.items else pad + "seq()"
+    if isinstance(heg, For):
+        extent, block = heg.trips
+        per = f" / {heg.spatial} cores" if heg.spatial > 1 else ""
+        return f"{pad}for {heg.name} in ceil({extent}/{block}){per}:\n" + pretty(heg.child, indent + 1)
+    loads = ", ".join(p.label + (f" [{p.transfer.mode}]" if p.transfer else "") for p in heg.loads) or "-"
+    stores = ", ".join(p.label for p in heg.stores) or "-"
+    return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
+
+
+__all__ = ["Compute", "For", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]

@@ -1,0 +1,192 @@
+"""Stage 5b: the symbolic latency T(x, b) of a candidate, assembled bottom-up from its HEG.
+
+    seq:  T = T1 + T2 + ...
+    pipe: l = load stage, m = child, s = store stage, knobs b = (load overlap, store overlap)
+          (0,0): l + m + s    (0,1): max(l + m, s)    (1,0): max(l, m + s)    (1,1): max(l, m, s)
+    for:  T = trips * T(child)
+
+Primitive latencies come only from the architecture description (fixed latency + volume /
+throughput):
+- a DRAM load stage on one core reads its operands one after the other at the core's measured
+  DRAM read rate; an operand multicast to a group is read once by its sender and then pushed
+  over the NoC at the measured multicast rate plus a per-hop latency across the group. All cores
+  read at once, so the stage also cannot beat the chip's DRAM bandwidth shared by every reader
+  (cores / group readers per operand): the stage takes the larger of the two, plus the DRAM
+  request latency;
+- a store stage likewise with the DRAM write rate;
+- a matmul costs ceil(M/32)·ceil(N/32)·ceil(K/32) tiles × cycles per tile at the fidelity the
+  architecture uses for its input type, plus a fixed call latency;
+- elementwise, reduction, fill, copy and transpose ops cost their tiles × the vector-unit cycles
+  per tile of each body op.
+Each priced term carries a category (dram, noc, compute, fixed) for the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from loom.arch import Arch
+from loom.errors import UnsupportedError
+from loom.mapping.candidates import Candidate
+from loom.model import expr as E
+from loom.model.heg import HEG, Compute, For, Pipe, Primitive, Seq
+
+_VECTOR_OP = {"addf": "add", "subf": "sub", "mulf": "mul", "maximumf": "max", "minimumf": "max", "exp": "exp",
+              "exp2": "exp", "log": "exp", "truncf": "copy", "extf": "copy"}
+
+
+@dataclass
+class Latency:
+    """The candidate's latency tree, its knobs, and per-category work for the report."""
+
+    total: E.Expr
+    knobs: list[str] = field(default_factory=list)
+    load_knob_buffers: dict[str, list[str]] = field(default_factory=dict)  # knob -> buffers it double-buffers
+    categories: dict[str, list[E.Expr]] = field(default_factory=dict)  # dram/noc/compute/fixed -> work terms
+
+
+def dim_expr(dim: int | str) -> E.Expr:
+    return E.Const(dim) if isinstance(dim, int) else E.Var(dim)
+
+
+def tiles(shape: tuple, tile: tuple[int, int]) -> E.Expr:
+    """Number of 32x32 tiles of a block (a vector occupies one tile column)."""
+    if len(shape) == 1:
+        shape = (shape[0], tile[1])
+    head = [dim_expr(d) for d in shape[:-2]]
+    rows, cols = shape[-2], shape[-1]
+    return E.mul(*head, E.ceil_div(dim_expr(rows), tile[0]), E.ceil_div(dim_expr(cols), tile[1]))
+
+
+def block_bytes(prim: Primitive) -> E.Expr:
+    return E.mul(prim.element_bytes, *[dim_expr(d) for d in prim.dims[0]])
+
+
+class LatencyModel:
+    """Prices one candidate's HEG on one architecture."""
+
+    def __init__(self, arch: Arch, candidate: Candidate):
+        self.arch = arch
+        self.candidate = candidate
+        self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
+        self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
+
+    def build(self, heg: HEG) -> Latency:
+        launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
+        self.result.categories["fixed"].append(launch)
+        self.result.total = E.add(launch, self.latency(heg, E.Const(1)))
+        return self.result
+
+    # -------------------------------------------------------------- HEG nodes
+    def latency(self, heg: HEG, repeat: E.Expr) -> E.Expr:
+        """T(heg); `repeat` is how often it runs in total (for the per-category work totals)."""
+        if isinstance(heg, Seq):
+            return E.add(*[self.latency(item, repeat) for item in heg.items])
+        if isinstance(heg, For):
+            trips = self.trips(heg)
+            return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
+        if isinstance(heg, Compute):
+            return E.add(*[self.compute(p, repeat) for p in heg.ops])
+        return self.pipe(heg, repeat)
+
+    def trips(self, loop: For) -> E.Expr:
+        extent, block = loop.trips
+        count = E.ceil_div(extent, dim_expr(block))
+        return E.ceil_div(count, loop.spatial) if loop.spatial > 1 else count
+
+    def pipe(self, pipe: Pipe, repeat: E.Expr) -> E.Expr:
+        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)
+        m = self.latency(pipe.child, repeat)
+        s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
+        if not pipe.loads and not pipe.stores:
+            return m
+        cases = []
+        load_knob = E.Knob(f"overlap_load_{pipe.name}") if pipe.loads else None
+        store_knob = E.Knob(f"overlap_store_{pipe.name}") if pipe.stores else None
+        for knob, prims in ((load_knob, pipe.loads), (store_knob, pipe.stores)):
+            if knob is not None:
+                self.result.knobs.append(knob.name)
+                self.result.load_knob_buffers[knob.name] = [p.buffer for p in prims]
+        no_store = E.add(l, m, s) if store_knob is None else E.select(store_knob, E.maximum(E.add(l, m), s),
+                                                                     E.add(l, m, s))
+        if load_knob is None:
+            return no_store
+        with_load = E.maximum(l, E.add(m, s)) if store_knob is None else E.select(
+            store_knob, E.maximum(l, m, s), E.maximum(l, E.add(m, s)))
+        cases.append(E.select(load_knob, with_load, no_store))
+        return E.with_label(cases[0], f"pipe {pipe.name}")
+
+    # ------------------------------------------------------------- primitives
+    def load_stage(self, loads: list[Primitive], repeat: E.Expr) -> E.Expr:
+        rates, noc = self.arch.rates, self.arch.noc
+        per_core, chip = [], []
+        cores = self.candidate.view.cores
+        for prim in loads:
+            size = block_bytes(prim)
+            read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
+            group = prim.transfer.receivers if prim.transfer else 1
+            self.result.categories["dram"].append(E.mul(repeat, read))
+            per_core.append(read)
+            if group > 1:
+                span = sum(g - 1 for g in prim.transfer.group)
+                push = E.add(E.rate(size, rates.multicast, label=f"multicast {prim.tensor}"),
+                             span * noc.hop_latency_cycles + noc.niu_latency_cycles)
+                self.result.categories["noc"].append(E.mul(repeat, push))
+                per_core.append(push)
+            chip.append(E.mul(-(-cores // group), size))
+        per_core.append(E.Const(noc.transfer_issue_cycles * len(loads)))
+        shared = E.rate(E.add(*chip), self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth")
+        return E.add(E.maximum(E.add(*per_core), shared), self.arch.dram.read_latency_cycles, label="load stage")
+
+    def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
+        rates = self.arch.rates
+        cores = self.candidate.view.cores
+        sizes = [block_bytes(p) for p in stores]
+        per_core = E.add(*[E.rate(s, rates.dram_write) for s in sizes],
+                         self.arch.noc.transfer_issue_cycles * len(stores))
+        self.result.categories["dram"].append(E.mul(repeat, per_core))
+        shared = E.rate(E.mul(cores, E.add(*sizes)), self.arch.dram.bandwidth_bytes_per_cycle)
+        return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
+
+    def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
+        vector = self.arch.vector_unit.cycles_per_tile
+        if prim.kind == "matmul":
+            (m, k), (_, n) = prim.dims[0][-2:], prim.dims[1][-2:]
+            engine = self.arch.matrix_engine
+            fidelity = engine.default_fidelity.get(_dtype_name(prim.dtype), "HiFi4")
+            count = E.mul(E.ceil_div(dim_expr(m), self.tile[0]), E.ceil_div(dim_expr(n), self.tile[1]),
+                          E.ceil_div(dim_expr(k), self.tile[1]))
+            cost = E.add(E.mul(count, engine.cycles_per_tile[fidelity]), engine.fixed_latency_cycles,
+                         label=f"matmul@{prim.loc}")
+        else:
+            per_tile = self.vector_cycles(prim, vector)
+            cost = E.mul(tiles(prim.dims[0], self.tile), per_tile, label=f"{prim.label}")
+        self.result.categories["compute"].append(E.mul(repeat, cost))
+        return cost
+
+    @staticmethod
+    def vector_cycles(prim: Primitive, vector: dict[str, int]) -> int:
+        if prim.kind == "reduce":
+            return vector["reduce_row"]
+        if prim.kind in ("fill", "copy", "transpose"):
+            return vector["transpose" if prim.kind == "transpose" else "copy"]
+        total = 0
+        for op in prim.ops:
+            if op == "divf":
+                total += vector["recip"] + vector["mul"]
+            elif op in _VECTOR_OP:
+                total += vector[_VECTOR_OP[op]]
+            else:
+                raise UnsupportedError(f"no vector-unit cost for `{op}` in {prim.label}")
+        return max(total, vector["copy"])
+
+
+def _dtype_name(mlir: str) -> str:
+    return {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}.get(mlir, mlir)
+
+
+def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:
+    return LatencyModel(arch, candidate).build(heg)
+
+
+__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "tiles"]

@@ -1,0 +1,66 @@
+"""The readable `loom compile` report (rich): the decision in source-level names and why it won."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from loom.solve.select import CATEGORIES
+
+
+def _mapping(ranked) -> str:
+    parts = []
+    for axis in ranked.model.candidate.axes:
+        cores = axis.spatial
+        where = " x ".join(f"{'xyz'[d]}{lvl}:{s}" for d, lvl, s in axis.levels) or "-"
+        parts.append(f"{axis.axis} on {cores} core(s) ({where})")
+    return "; ".join(parts)
+
+
+def print_compile_report(result, console: Console | None = None) -> None:
+    console = console or (Console() if Console().is_terminal else Console(width=160))
+    best, schedule, arch = result.ranked[0], result.schedule, result.lowering.arch
+    candidate = best.model.candidate
+    console.print(f"[bold]{schedule.kernel}[/] on [bold]{arch.name}[/] {schedule.shape or ''} "
+                  f"(decided by {schedule.source})", highlight=False)
+    console.print(f"  candidate      {candidate.name}  (view {candidate.view.name}, "
+                  f"{candidate.view.cores} cores, axis order {' > '.join(candidate.order)})", highlight=False)
+    console.print(f"  mapping        {_mapping(best)}", highlight=False)
+    for t in candidate.transfers:
+        if t.direction == "load":
+            group = "x".join(str(g) for g in t.group)
+            console.print(f"  transfer       {t.tensor}: {t.mode}" + (f" to {group} cores" if t.receivers > 1 else ""),
+                          highlight=False)
+    sizes = ", ".join(f"{k}={v}" for k, v in schedule.block_sizes.items())
+    console.print(f"  block sizes    {sizes or '(all fixed in the source)'}", highlight=False)
+    knobs = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in schedule.knobs.items())
+    console.print(f"  pipeline knobs {knobs or '-'}", highlight=False)
+    optimal = "proven optimal" if best.proven_optimal else f"best found, not proven optimal (gap {best.gap:.1%})"
+    console.print(f"  modelled       {best.cycles:,} cycles = {schedule.predicted_us:,.1f} us ({optimal})",
+                  highlight=False)
+    work = best.breakdown()
+    total = sum(work.values()) or 1
+    shares = ", ".join(f"{c} {work.get(c, 0) / total:.0%}" for c in CATEGORIES)
+    console.print(f"  dominant term  {schedule.dominant} ({schedule.dominant_share:.0%} of the work: {shares})",
+                  highlight=False)
+    if len(result.ranked) > 1:
+        table = Table(title="runner-up candidates")
+        for column in ("#", "candidate", "cycles", "vs best", "block sizes", "dominant"):
+            table.add_column(column)
+        for i, r in enumerate(result.ranked[1:], 2):
+            dom, share = r.dominant()
+            sizes = ", ".join(f"{k}={v}" for k, v in r.values.items() if k in r.model.problem.domains)
+            table.add_row(str(i), r.name, f"{r.cycles:,}", f"+{(r.cycles / best.cycles - 1):.1%}", sizes,
+                          f"{dom} {share:.0%}")
+        console.print(table)
+    cs = result.candidates
+    console.print(f"  candidates     {cs.full_space:,} in the full space, {len(cs.candidates)} retained "
+                  f"({cs.pruned_fraction:.1%} pruned), {len(result.rejected)} infeasible", highlight=False)
+    if result.rejected:
+        reasons = {}
+        for r in result.rejected:
+            reasons.setdefault(r.reason, []).append(r.name)
+        for reason, names in list(reasons.items())[:3]:
+            console.print(f"    infeasible ({len(names)}): {reason}", highlight=False)
+    times = ", ".join(f"{stage} {sec * 1000:.0f} ms" for stage, sec in result.seconds.items())
+    console.print(f"  compile time   {sum(result.seconds.values()):.2f} s: {times}", highlight=False)
