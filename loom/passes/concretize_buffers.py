@@ -27,6 +27,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import VerifyException
 
 from loom.ir.dialect import (
+    CopyOp,
     MemAllocOp,
     SemAllocOp,
     VbAcquireOp,
@@ -124,12 +125,24 @@ def _merge(grid: affine.ParallelOp, handoff: _Handoff) -> bool:
     gone.replace_all_uses_with(keep)
     gone_create.detach()
     gone_create.erase()
+    if len(_engines(keep, VbReserveOp)) > 1 or len(_engines(keep, VbAcquireOp)) > 1:
+        return False  # a buffer is filled by one engine (DMA or compute) and drained by one
     # the handoff, and any other copy the renaming made a self-copy, become in-place updates
     for candidate in list(grid.walk()):
         pair = _handoff_buffers(candidate, same_buffer=True)
         if pair is not None and pair[0].buffer is keep and not _make_in_place(candidate, *pair):
             return False
     return True
+
+
+def _engines(buffer: SSAValue, side: type) -> set[str]:
+    """Which engines access `buffer` through its `side` views: "dma" (loom.copy) or "compute"."""
+    engines = set()
+    for use in buffer.uses:
+        if isinstance(use.operation, side):
+            for view_use in use.operation.view.uses:
+                engines.add("dma" if isinstance(view_use.operation, CopyOp) else "compute")
+    return engines
 
 
 def _make_in_place(op: Operation, acquire: VbAcquireOp, reserve: VbReserveOp) -> bool:
