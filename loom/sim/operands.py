@@ -1,0 +1,128 @@
+"""The compute role's handler: operand checks, cost (compute.py), and functional execution.
+
+An operand `Ref` names a CB or a local buffer. Inputs are read from a CB's front, outputs go to
+a CB's back (the accumulator of `Matmul` is an output); a CB region is seen as a block of the CB's
+declared shape. Every execution checks that the tiles a compute op touches are visible (front)
+or free (back), which catches a missing `CbWait`/`CbReserve` in timing mode too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from loom.backend.program import Binary, Copy, Fill, Matmul, ProgramError, Reduce, Ref, Transpose, Unary
+from loom.sim.compute import apply, op_cycles
+from loom.sim.data import block_to_matrix, matrix_to_block, quantize
+
+if TYPE_CHECKING:
+    from loom.sim.engine import CoreState, Role
+
+
+def _io(ins: Any) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
+    """(inputs, outputs) of a compute op."""
+    if isinstance(ins, Fill):
+        return (), (ins.dst,)
+    if isinstance(ins, Matmul):
+        return (ins.a, ins.b), (ins.acc,)
+    if isinstance(ins, Binary):
+        return (ins.a, ins.b), (ins.dst,)
+    if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
+        return (ins.src,), (ins.dst,)
+    raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
+
+
+class ComputeMixin:
+    """The compute-op handler (mixed into `Simulator`)."""
+
+    def _shape(self: Any, core: CoreState, ref: Ref) -> tuple[int, int]:
+        cb = core.cbs.get(ref.name)
+        if cb is not None:
+            drows, dcols = cb.rows, cb.cols
+        else:
+            decl = next((b for b in core.group.buffers if b.name == ref.name), None)
+            if decl is None:
+                raise ProgramError(f"core {core.coord}: expected a CB or buffer named '{ref.name}'")
+            drows, dcols = decl.rows, decl.cols
+        rows = ref.rows if ref.rows is not None else drows - (0 if ref.row.terms else ref.row.const)
+        cols = ref.cols if ref.cols is not None else dcols - (0 if ref.col.terms else ref.col.const)
+        return rows, cols
+
+    def _dtype(self: Any, core: CoreState, ref: Ref) -> str:
+        cb = core.cbs.get(ref.name)
+        return cb.dtype if cb is not None else core.buf_dtypes[ref.name]
+
+    def _prepare(self: Any, core: CoreState, ins: Any) -> tuple[float, list]:
+        """Cost and operand layout of `ins` on `core`'s group, computed once."""
+        shape = lambda r: self._shape(core, r)  # noqa: E731
+        cycles = op_cycles(self.arch, ins, shape, lambda r: self._dtype(core, r))
+        ins_refs, out_refs = _io(ins)
+        checks = []
+        for ref, out in [(r, False) for r in ins_refs] + [(r, True) for r in out_refs]:
+            rows, cols = shape(ref)
+            cb = core.cbs.get(ref.name)
+            if cb is not None:
+                checks.append((ref, out, rows, cols))
+            else:
+                b = next(b for b in core.group.buffers if b.name == ref.name)
+                checks.append((ref, None, rows, cols, b.rows, b.cols))
+        return cycles, checks
+
+    def _compute(self: Any, role: Role, ins: Any) -> float:
+        core = role.core
+        key = (id(core.group), id(ins))
+        prepared = self.compute_cache.get(key)
+        if prepared is None:
+            prepared = self.compute_cache[key] = self._prepare(core, ins)
+        cycles, checks = prepared
+        env = role.env
+        for check in checks:
+            ref, out, rows, cols = check[:4]
+            r0, c0 = ref.row.eval(env), ref.col.eval(env)
+            if out is None:  # local buffer: stay inside it
+                if r0 < 0 or c0 < 0 or r0 + rows > check[4] or c0 + cols > check[5]:
+                    raise ProgramError(f"core {core.coord} compute, {type(ins).__name__}: expected "
+                                       f"'{ref.name}' sub-block inside {check[4]}x{check[5]} tiles, found "
+                                       f"rows {r0}+{rows}, cols {c0}+{cols}")
+                continue
+            cb = core.cbs[ref.name]
+            need = (r0 + rows - 1) * cb.cols + c0 + cols
+            have = cb.cap - (cb.pushed - cb.popped) if out else cb.pushed - cb.popped
+            if c0 < 0 or r0 < 0 or c0 + cols > cb.cols or need > have:
+                side = "back (free)" if out else "front (visible)"
+                hint = "CbReserve" if out else "CbWait"
+                raise ProgramError(f"core {core.coord} compute, {type(ins).__name__}: touches {need} tiles "
+                                   f"at the {side} of CB '{cb.name}' ({cb.rows}x{cb.cols} blocks), expected "
+                                   f"at most {have} (missing {hint}?)")
+        if self.functional:
+            apply(ins, lambda r, out=False: self._read(core, env, r, out),
+                  lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile)
+        role.busy += cycles
+        end = self.now + cycles
+        if self.tracer:
+            self.tracer.slice(core.index, role.thread, type(ins).__name__, self.now, end)
+        return end
+
+    def _slots(self: Any, core: CoreState, env: dict[str, int], ref: Ref,
+               out: bool) -> tuple[np.ndarray, int, int]:
+        rows, cols = self._shape(core, ref)
+        r0, c0 = ref.row.eval(env), ref.col.eval(env)
+        cb = core.cbs.get(ref.name)
+        width = cb.cols if cb is not None else next(b.cols for b in core.group.buffers if b.name == ref.name)
+        pos = ((r0 + np.arange(rows))[:, None] * width + (c0 + np.arange(cols))[None, :]).reshape(-1)
+        if cb is not None:
+            pos = (pos + (cb.pushed if out else cb.popped)) % cb.cap
+        return pos, rows, cols
+
+    def _read(self: Any, core: CoreState, env: dict[str, int], ref: Ref, out: bool = False) -> np.ndarray:
+        pos, rows, cols = self._slots(core, env, ref, out)
+        cb = core.cbs.get(ref.name)
+        store = cb.data if cb is not None else core.bufs[ref.name]
+        return block_to_matrix(store[pos], rows, cols)
+
+    def _write_ref(self: Any, core: CoreState, env: dict[str, int], ref: Ref, m: np.ndarray) -> None:
+        pos, rows, cols = self._slots(core, env, ref, out=True)
+        cb = core.cbs.get(ref.name)
+        store = cb.data if cb is not None else core.bufs[ref.name]
+        store[pos] = matrix_to_block(quantize(m, self._dtype(core, ref)), rows, cols)
