@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/loom lower examples/matmul.py --shape M=2048,N=256,K=256
+	$(BIN)/loom run examples/matmul.py --shape M=1024,N=1024,K=1024 --check
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

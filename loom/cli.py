@@ -127,6 +127,58 @@ def compile_command(
         _fail(err, debug)
 
 
+@app.command("run")
+def run_command(
+    kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=1024,N=1024,K=1024"),
+    arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
+    check: bool = typer.Option(False, "--check", help="Carry data and compare with the kernel file's reference()"),
+    trace: Optional[Path] = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON) here"),
+    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
+    block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
+    schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
+    quiet: bool = typer.Option(False, "--quiet", help="Print only the simulated figures"),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
+) -> None:
+    """Compile, then simulate on loom.sim (and check the numbers with --check)."""
+    try:
+        from loom.kernel_file import load_kernel_file, parse_shape
+        from loom.report import print_compile_report, print_run_report
+        from loom.run import NumericalMismatch, run
+
+        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule)
+        source = load_kernel_file(kernel_file)
+        args = source.example_args(parse_shape(shape) or result.schedule.shape and
+                                   {k: v for k, v in result.schedule.shape.items() if k in source.size_names()})
+        if check and source.reference is None:
+            raise NumericalMismatch(f"{kernel_file} has no reference() to check against")
+        outcome = run(result, args, reference=source.reference if check else None, trace=trace is not None,
+                      flops=_flops(result))
+        if trace is not None:
+            outcome.sim.write_trace(trace)
+            err_console.print(f"wrote {trace} (open in ui.perfetto.dev)", highlight=False)
+        if not quiet:
+            print_compile_report(result)
+        print_run_report(outcome)
+        if outcome.check is not None and not outcome.check.ok:
+            raise NumericalMismatch(
+                f"{outcome.check.tensor}: max |error| {outcome.check.max_abs_error:.3g} exceeds the tolerance "
+                f"{outcome.check.tolerance:.3g} (reference max {outcome.check.max_reference:.3g})")
+    except typer.Exit:
+        raise
+    except BaseException as err:  # noqa: BLE001
+        _fail(err, debug)
+
+
+def _flops(result) -> float | None:
+    """FLOPs of a GEMM-like kernel (2·M·N·K) when its shape names them; None otherwise."""
+    shape = result.schedule.shape
+    if {"M", "N", "K"} <= set(shape):
+        return 2.0 * shape["M"] * shape["N"] * shape["K"]
+    return None
+
+
 def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule):
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.pipeline import compile as compile_kernel

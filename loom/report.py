@@ -64,3 +64,26 @@ def print_compile_report(result, console: Console | None = None) -> None:
             console.print(f"    infeasible ({len(names)}): {reason}", highlight=False)
     times = ", ".join(f"{stage} {sec * 1000:.0f} ms" for stage, sec in result.seconds.items())
     console.print(f"  compile time   {sum(result.seconds.values()):.2f} s: {times}", highlight=False)
+
+
+def print_run_report(outcome, console: Console | None = None) -> None:
+    console = console or (Console() if Console().is_terminal else Console(width=160))
+    sim = outcome.sim
+    model = outcome.compilation.ranked[0].cycles
+    error = (model - sim.cycles) / sim.cycles if sim.cycles else 0.0
+    console.print(f"[bold]simulated[/] {sim.cycles:,.0f} cycles = {sim.us:,.1f} us on loom.sim "
+                  f"(model {model:,} cycles, {error:+.1%} vs simulated)"
+                  + (f", {sim.tflops():.1f} TFLOPS" if sim.flops else "")
+                  + (" [steady-state extrapolation]" if sim.extrapolated else ""), highlight=False)
+    engines = ", ".join(f"{k} {v:.0%}" for k, v in sim.utilisation.items())
+    console.print(f"  utilisation    {engines}", highlight=False)
+    reads = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sim.dram_read_bytes_by_tensor.items() if v)
+    writes = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sim.dram_write_bytes_by_tensor.items() if v)
+    console.print(f"  DRAM           read {reads}; written {writes}", highlight=False)
+    console.print(f"  busiest link   {sim.busiest_link} ({sim.busiest_link_utilisation:.0%})", highlight=False)
+    if outcome.check is not None:
+        c = outcome.check
+        verdict = "[green]matches[/]" if c.ok else "[red]DIFFERS from[/]"
+        console.print(f"  check          {c.tensor} {verdict} the torch reference: max |error| "
+                      f"{c.max_abs_error:.3g} (tolerance {c.tolerance:.3g}, reference max {c.max_reference:.3g})",
+                      highlight=False)

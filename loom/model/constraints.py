@@ -5,7 +5,8 @@
           and dividing it (tail tiles are not supported),
       L1 footprint (stage 3's storage slots, doubled where a pipe overlaps the transfer that
           fills or drains them) <= usable L1,
-Cores past the last tile of an axis idle (the model's ceil divisions account for them).
+Cores past the last tile of an axis idle (the model's ceil divisions account for them), except
+      along an axis whose cores share a multicast: there the tiles must split evenly.
 The matrix engine's minimum of 32 per dimension is implied by the alignment.
 """
 
@@ -51,6 +52,12 @@ def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]]) -
     return E.add(*terms)
 
 
+def _multicast_axes(candidate: Candidate) -> list:
+    """Axes over whose cores some load is multicast: every core of a group must load the same blocks."""
+    shared = {axis for t in candidate.transfers if t.receivers > 1 for axis in t.access.spatial}
+    return [a for a in candidate.axes if a.axis in shared and a.spatial > 1]
+
+
 def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint: L1Footprint | None = None) -> CandidateModel:
     heg = build_heg(concrete, candidate)
     latency = candidate_latency(arch, candidate, heg)
@@ -58,6 +65,11 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint:
     l1 = footprint_expr(footprint, latency.load_knob_buffers)
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
                               l1, arch.l1.usable_bytes)]
+    for axis in _multicast_axes(candidate):
+        tiles = E.ceil_div(axis.extent, E.Var(axis.block) if axis.block else axis.fixed_block or 1)
+        constraints.append(Constraint(
+            f"{axis.axis} splits evenly over its {axis.spatial} cores (cores sharing a multicast run in lockstep)",
+            E.mul(E.ceil_div(tiles, axis.spatial), axis.spatial), tiles, "=="))
     problem = Problem(latency.total, constraints, block_domains(concrete, arch), sorted(set(latency.knobs)),
                       name=candidate.name)
     return CandidateModel(candidate, heg, latency, l1, problem)

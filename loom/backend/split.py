@@ -1,0 +1,375 @@
+"""Split a selected schedule into per-core reader / compute / writer programs (`loom.backend.program`).
+
+Input: the concretized (stage 3) IR, the chosen candidate, its block sizes and pipeline knobs.
+Each core of the candidate's view gets its three roles, each the loop nest of the IR filtered to
+what that role does:
+- a buffer filled by a DRAM copy and read by compute, or written by compute and drained by a DRAM
+  copy, is a circular buffer between two roles (one slot, two when the pipe that fills or drains
+  it overlaps its transfer); `reserve/commit` become `CbReserve/CbPush`, `acquire/release` become
+  `CbWait/CbPop`. A buffer only compute touches is a local L1 buffer; buffers that stage 3 gave
+  one storage slot share it.
+- DRAM loads go to the reader, stores to the writer, linalg ops to compute (fill, matmul,
+  transpose, elementwise with row broadcast, row reductions, copies).
+- A multicast load is read by the group's first core, which waits until every receiver has
+  reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
+  `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
+Every core is its own `CoreGroup` with constant coordinates, so each core's loop counts and
+indices are plain integers and affine loop expressions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+from xdsl.dialects import affine, arith, func, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from loom.arch import Arch
+from loom.backend import program as P
+from loom.errors import UnsupportedError
+from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
+from loom.mapping.candidates import Candidate
+
+DTYPE = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+_BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div", "maximumf": "max"}
+
+
+@dataclass
+class _Buf:
+    """How one virtual buffer is realised: a CB between two roles or a local compute buffer."""
+
+    name: str
+    kind: str  # "cb" or "local"
+    producer: str  # role that writes it
+    consumer: str  # role that reads it
+    rows: int
+    cols: int
+    dtype: str
+    slots: int = 1
+
+
+@dataclass
+class _Roles:
+    reader: list = field(default_factory=list)
+    compute: list = field(default_factory=list)
+    writer: list = field(default_factory=list)
+
+    def get(self, role: str) -> list:
+        return getattr(self, role)
+
+
+def _tiles(extent: int, tile: int) -> int:
+    return -(-extent // tile)
+
+
+class ProgramBuilder:
+    """Builds the `Program` of one schedule."""
+
+    def __init__(self, concrete: ModuleOp, candidate: Candidate, block_sizes: dict[str, int],
+                 knobs: dict[str, int], knob_buffers: dict[str, list[str]], arch: Arch):
+        self.module, self.candidate, self.arch = concrete, candidate, arch
+        self.sizes = block_sizes
+        self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
+        (self.grid,) = [op for op in concrete.walk() if isinstance(op, affine.ParallelOp)]
+        self.axes = [a.data for a in self.grid.attributes["loom.grid"].data]
+        self.copies = [op for op in self.grid.walk() if isinstance(op, CopyOp)]
+        self.transfer_of = dict(zip(self.copies, candidate.transfers))
+        doubled = {b for k, v in knobs.items() if v for b in knob_buffers.get(k, [])}
+        self.buffers = self._classify(doubled)
+
+    # ------------------------------------------------------------------ buffers
+    def _dims(self, value: SSAValue) -> tuple[int, ...]:
+        bind = value.owner
+        sizes = iter(bind.memory.owner.sizes)
+        dims = []
+        for extent in value.type.get_shape():
+            if extent >= 0:
+                dims.append(extent)
+            else:
+                dims.append(self.sizes[next(sizes).owner.label])
+        return tuple(dims)
+
+    def _classify(self, doubled: set[str]) -> dict[SSAValue, _Buf]:
+        buffers = {}
+        for bind in [op for op in self.grid.body.block.ops if isinstance(op, VbBindOp)]:
+            producers, consumers = set(), set()
+            for use in bind.buffer.uses:
+                side = use.operation
+                if isinstance(side, (VbReserveOp, VbAcquireOp)):
+                    for view_use in side.view.uses:
+                        user = view_use.operation
+                        if isinstance(user, CopyOp):
+                            role = "reader" if user.src_space.data == "DRAM" else "writer"
+                        else:
+                            role = "compute"
+                        (producers if isinstance(side, VbReserveOp) else consumers).add(role)
+            if len(producers) > 1 or len(consumers) > 1:
+                raise UnsupportedError(f"buffer '{bind.label.data}' is filled by {sorted(producers)} and drained "
+                                       f"by {sorted(consumers)}; one engine each is supported")
+            producer = next(iter(producers), "compute")
+            consumer = next(iter(consumers), "compute")
+            dims = self._dims(bind.buffer)
+            if len(dims) == 1:
+                rows, cols = _tiles(dims[0], self.tile[0]), 1
+            else:
+                rows, cols = prod(dims[:-2]) * _tiles(dims[-2], self.tile[0]), _tiles(dims[-1], self.tile[1])
+            dtype = DTYPE[str(bind.buffer.type.element_type)]
+            local = producer == "compute" and consumer == "compute"
+            name = f"mem{bind.memory.owner.slot.value.data}" if local else bind.label.data
+            slots = 2 if bind.label.data in doubled and not local else 1
+            buffers[bind.buffer] = _Buf(name, "local" if local else "cb", producer, consumer, rows, cols, dtype, slots)
+        return buffers
+
+    def _buf_of_view(self, view: SSAValue) -> _Buf:
+        owner = view.owner
+        return self.buffers[owner.buffer]
+
+    # ------------------------------------------------------------------- cores
+    def cores(self) -> list[tuple[tuple[int, ...], dict[str, int]]]:
+        """Each core's physical coordinate and its index along every grid axis."""
+        levels = self.candidate.view.levels
+        dims = len(self.arch.grid.dims)
+        per_dim = []
+        for d in range(dims):
+            factors = levels[d] if d < len(levels) else ()
+            per_dim.append([f for f in factors] or [1])
+        out = []
+        ranges = [range(prod(f)) for f in per_dim]
+        import itertools
+
+        for coord in itertools.product(*ranges):
+            level_coord = {}
+            for d, c in enumerate(coord):
+                factors = per_dim[d]
+                rest = c
+                for level in range(len(factors) - 1, -1, -1):
+                    level_coord[(d, level)] = rest % factors[level]
+                    rest //= factors[level]
+            index = {}
+            for axis in self.candidate.axes:
+                core = 0
+                for d, level, size in axis.levels:
+                    core = core * size + level_coord[(d, level)]
+                index[axis.axis] = core
+            out.append((tuple(coord), index))
+        return out
+
+    def trips(self, axis_name: str) -> tuple[int, int]:
+        """(tiles along the axis, temporal trips per core)."""
+        axis = self.candidate.axis(axis_name)
+        block = self.sizes[axis.block] if axis.block else axis.fixed_block
+        tiles = _tiles(axis.extent, block)
+        return tiles, _tiles(tiles, axis.spatial)
+
+    # ----------------------------------------------------------------- program
+    def build(self) -> P.Program:
+        fn = next(op for op in self.module.walk() if isinstance(op, func.FuncOp))
+        outputs = {a.data for a in fn.attributes["loom.outputs"].data}
+        tensors = []
+        for arg in fn.body.block.args:
+            shape = list(arg.type.get_shape())
+            shape[-2:] = [_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile)]
+            tensors.append(P.Tensor(arg.name_hint, tuple(shape), DTYPE[str(arg.type.element_type)],
+                                    "output" if arg.name_hint in outputs else "input"))
+        cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values() if b.kind == "cb"}
+        locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()
+                   if b.kind == "local"}
+        sems = [P.Semaphore(f"{self.buffers[self._reserve_buffer(c)].name}_{s}")
+                for c, t in self.transfer_of.items() if t.receivers > 1 for s in ("ready", "valid")]
+        groups = []
+        for coord, index in self.cores():
+            roles = self.core_roles(coord, index)
+            groups.append(P.CoreGroup((coord,), tuple(cbs.values()), tuple(locals_.values()), tuple(sems),
+                                      tuple(roles.reader), tuple(roles.compute), tuple(roles.writer),
+                                      name=f"core {coord}"))
+        return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
+
+    def _reserve_buffer(self, copy: CopyOp) -> SSAValue:
+        return copy.dest.owner.buffer
+
+    def core_roles(self, coord: tuple[int, ...], index: dict[str, int]) -> _Roles:
+        roles = _Roles()
+        env: dict[SSAValue, P.Affine] = {}
+        counts = {}
+        for axis in self.axes:
+            tiles, trips = self.trips(axis)
+            start = index[axis] * trips
+            counts[axis] = max(0, min(trips, tiles - start))
+            grid_arg = self.grid.body.block.args[self.axes.index(axis)]
+            env[grid_arg] = P.Affine(start) + P.Affine.var(f"t_{axis}")
+        body = self.block(self.grid.body.block, env, coord)
+        for axis in reversed(self.candidate.order):
+            body = _Roles(*([P.Loop(f"t_{axis}", counts[axis], tuple(getattr(body, r)))]
+                            if getattr(body, r) else [] for r in ("reader", "compute", "writer")))
+        return body
+
+    def block(self, block: Block, env: dict, coord) -> _Roles:
+        roles = _Roles()
+        for op in block.ops:
+            if isinstance(op, scf.ForOp):
+                iv = op.body.block.args[0]
+                name = iv.name_hint or "i"
+                env[iv] = P.Affine.var(name)
+                inner = self.block(op.body.block, env, coord)
+                count = self.value(op.ub, env).const - self.value(op.lb, env).const
+                for role in ("reader", "compute", "writer"):
+                    if inner.get(role):
+                        roles.get(role).append(P.Loop(name, count, tuple(inner.get(role))))
+            else:
+                self.op(op, roles, env, coord)
+        return roles
+
+    def value(self, v: SSAValue, env: dict) -> P.Affine:
+        """An index value as an affine expression of loop variables (block sizes are constants now)."""
+        if v in env:
+            return env[v]
+        op = v.owner
+        if isinstance(op, SymOp):
+            return P.Affine(self.sizes[op.label])
+        if isinstance(op, arith.ConstantOp):
+            return P.Affine(op.value.value.data)
+        if isinstance(op, (arith.AddiOp, arith.SubiOp)):
+            a, b = self.value(op.lhs, env), self.value(op.rhs, env)
+            return a + b if isinstance(op, arith.AddiOp) else a - b
+        if isinstance(op, arith.MuliOp):
+            a, b = self.value(op.lhs, env), self.value(op.rhs, env)
+            if not b.terms:
+                return a * b.const
+            if not a.terms:
+                return b * a.const
+        if isinstance(op, arith.CeilDivUIOp):
+            a, b = self.value(op.lhs, env), self.value(op.rhs, env)
+            if not a.terms and not b.terms:
+                return P.Affine(-(-a.const // b.const))
+        raise UnsupportedError(f"index `{op.name}` is not affine in the loop indices")
+
+    def global_block(self, view: SSAValue, env: dict) -> tuple[str, tuple, int, int]:
+        """(tensor, tile index, rows, cols) of a global subview."""
+        sv = view.owner
+        assert isinstance(sv, memref.SubviewOp)
+        dyn_offsets = iter(sv.offsets)
+        offsets = [self.value(next(dyn_offsets), env) if o == DYNAMIC_INDEX else P.Affine(o)
+                   for o in sv.static_offsets.get_values()]
+        index = offsets[:-2] + [_tile_affine(o, self.tile[0]) for o in offsets[-2:]]
+        shape = view.type.get_shape()
+        rows = _tiles(self._extent(sv, -2, shape), self.tile[0])
+        cols = _tiles(self._extent(sv, -1, shape), self.tile[1])
+        return sv.source.name_hint, tuple(index), rows, cols
+
+    def _extent(self, sv: memref.SubviewOp, dim: int, shape) -> int:
+        sizes = list(sv.static_sizes.get_values())
+        dynamic = iter(sv.sizes)
+        values = [self.sizes[next(dynamic).owner.label] if s == DYNAMIC_INDEX else s for s in sizes]
+        return values[dim]
+
+    def op(self, op: Operation, roles: _Roles, env: dict, coord) -> None:
+        if isinstance(op, (VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp)):
+            buf = self.buffers[op.buffer]
+            if buf.kind != "cb":
+                return
+            if isinstance(op, VbReserveOp):
+                roles.get(buf.producer).append(P.CbReserve(buf.name))
+            elif isinstance(op, VbCommitOp):
+                roles.get(buf.producer).append(P.CbPush(buf.name))
+            elif isinstance(op, VbAcquireOp):
+                roles.get(buf.consumer).append(P.CbWait(buf.name))
+            else:
+                roles.get(buf.consumer).append(P.CbPop(buf.name))
+            return
+        if isinstance(op, CopyOp):
+            self.copy(op, roles, env, coord)
+            return
+        if isinstance(op, (MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp)):
+            roles.compute.append(self.compute(op))
+            return
+        # index arithmetic, subviews, storage declarations: nothing to run
+
+    def copy(self, op: CopyOp, roles: _Roles, env: dict, coord) -> None:
+        if op.src_space.data == "L1":
+            tensor, index, rows, cols = self.global_block(op.dest, env)
+            buf = self._buf_of_view(op.source)
+            roles.writer += [P.DramWrite(tensor, index, buf.name, rows, cols), P.Barrier()]
+            return
+        tensor, index, rows, cols = self.global_block(op.source, env)
+        buf = self._buf_of_view(op.dest)
+        transfer = self.transfer_of[op]
+        if transfer.receivers <= 1:
+            roles.reader += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier()]
+            return
+        lo, hi = self.group_rect(coord, transfer.group)
+        ready, valid = f"{buf.name}_ready", f"{buf.name}_valid"
+        if coord == lo:  # the sender: read once, wait for every receiver's slot, multicast
+            roles.reader += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier(),
+                             P.SemWait(ready, transfer.receivers - 1), P.SemSet(ready, 0),
+                             P.Multicast(lo, hi, buf.name), P.SemSet(valid, 1, lo=lo, hi=hi)]
+        else:
+            roles.reader += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
+
+    def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
+        """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""
+        lo = tuple(c - c % g for c, g in zip(coord, group))
+        hi = tuple(start + g - 1 for start, g in zip(lo, group))
+        return lo, hi
+
+    def compute(self, op: Operation) -> object:
+        def ref(v: SSAValue) -> P.Ref:
+            return P.Ref(self._buf_of_view(v).name)
+
+        if isinstance(op, MatmulOp):
+            a, b = op.inputs
+            m = a.type.get_shape()[-2]
+            rows_valid = m if 0 < m < self.tile[0] else None
+            return P.Matmul(ref(a), ref(b), ref(op.outputs[0]), accumulate=True, rows_valid=rows_valid)
+        if isinstance(op, FillOp):
+            value = op.inputs[0].owner.value.value.data
+            return P.Fill(ref(op.outputs[0]), float(value))
+        if isinstance(op, TransposeOp):
+            return P.Transpose(ref(op.inputs[0]), ref(op.outputs[0]))
+        if isinstance(op, LinalgCopyOp):
+            return P.Copy(ref(op.inputs[0]), ref(op.outputs[0]))
+        return self.generic(op, ref)
+
+    def generic(self, op: GenericOp, ref) -> object:
+        body = [o for o in op.body.block.ops if o.name != "linalg.yield"]
+        out = op.outputs[0]
+        if any(t.data == IteratorType.REDUCTION for t in op.iterator_types):
+            kind = {"arith.maximumf": "max", "arith.addf": "sum"}.get(body[0].name)
+            if kind is None or len(body) != 1:
+                raise UnsupportedError(f"reduction with body {[o.name for o in body]} is not supported")
+            return P.Reduce(kind, ref(op.inputs[0]), ref(out))
+        names = [o.name.split(".")[-1] for o in body]
+        if names in (["truncf"], ["extf"]):
+            return P.Copy(ref(op.inputs[0]), ref(out))
+        if names == ["exp"]:
+            return P.Unary("exp", ref(op.inputs[0]), ref(out))
+        if len(names) == 1 and names[0] in _BINARY:
+            scalar = [o for o in body[0].operands if not isinstance(o, BlockArgument)]
+            if scalar and names[0] == "mulf":
+                return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=float(scalar[0].owner.value.value.data))
+            if len(op.inputs) == 2:
+                maps = [m.data for m in op.indexing_maps]
+                bcast = "none" if maps[1] == maps[2] else "col"
+                if maps[0] != maps[2]:
+                    raise UnsupportedError("an elementwise op broadcasting its first operand is not supported")
+                return P.Binary(_BINARY[names[0]], ref(op.inputs[0]), ref(op.inputs[1]), ref(out), bcast)
+        raise UnsupportedError(f"elementwise body {names} has no per-core form yet")
+
+
+def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:
+    if offset.const % tile or any(c % tile for _, c in offset.terms):
+        raise UnsupportedError(f"offset {offset} is not a whole number of {tile}-element tiles")
+    return P.Affine(offset.const // tile, tuple((n, c // tile) for n, c in offset.terms))
+
+
+def build_program(concrete: ModuleOp, ranked, arch: Arch) -> P.Program:
+    """The per-core program of a ranked schedule (`loom.solve.select.Ranked`)."""
+    problem = ranked.model.problem
+    sizes = {k: v for k, v in ranked.values.items() if k in problem.domains}
+    knobs = {k: v for k, v in ranked.values.items() if k in problem.knobs}
+    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs,
+                             ranked.model.latency.load_knob_buffers, arch)
+    return builder.build()

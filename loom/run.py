@@ -1,0 +1,76 @@
+"""Compile a kernel, split it into per-core programs and measure it in `loom.sim` (optionally
+checking its numbers against the kernel file's torch reference)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from loom.backend.program import Program
+from loom.backend.split import build_program
+from loom.errors import LoomError
+from loom.sim import SimResult, simulate
+
+
+class NumericalMismatch(LoomError):
+    """The simulated program's output differs from the torch reference."""
+
+    kind = "numerical mismatch"
+
+
+@dataclass
+class Check:
+    tensor: str
+    max_abs_error: float
+    max_reference: float
+    tolerance: float
+
+    @property
+    def ok(self) -> bool:
+        return self.max_abs_error <= self.tolerance
+
+
+@dataclass
+class RunResult:
+    compilation: object  # loom.pipeline.Compilation
+    program: Program
+    sim: SimResult
+    check: Check | None = None
+
+
+def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
+    """Kernel arguments as float32 arrays, padded to the program's whole-tile tensor shapes."""
+    tensors = [t for t in program.tensors if t.kind == "input"]
+    arrays = [a for a in args if isinstance(a, torch.Tensor)]
+    out = {}
+    for tensor, array in zip(tensors, arrays):
+        data = array.detach().float().numpy()
+        out[tensor.name] = np.pad(data, [(0, s - d) for s, d in zip(tensor.shape, data.shape)])
+    return out
+
+
+def tolerance(reference: np.ndarray, dtype: torch.dtype) -> float:
+    """Absolute tolerance: a few units in the last place of the output dtype at the reference's scale."""
+    eps = {torch.bfloat16: 2**-7, torch.float16: 2**-10, torch.float32: 2**-20}.get(dtype, 2**-7)
+    return 2 * eps * max(float(np.abs(reference).max()), 1.0)
+
+
+def run(compilation, args: tuple, *, reference=None, functional: bool = False, trace: bool = False,
+        flops: float | None = None) -> RunResult:
+    best = compilation.ranked[0]
+    arch = compilation.lowering.arch
+    program = build_program(compilation.lowering.stages["concrete"], best, arch)
+    check_numbers = reference is not None
+    inputs = padded_inputs(program, args) if (functional or check_numbers) else None
+    sim = simulate(program, arch, functional=functional or check_numbers, inputs=inputs, trace=trace, flops=flops)
+    check = None
+    if check_numbers:
+        expected = reference(*args)
+        (output,) = [t for t in program.tensors if t.kind == "output"]
+        ref = expected.detach().float().numpy()
+        got = sim.outputs[output.name][tuple(slice(0, s) for s in ref.shape)]
+        check = Check(output.name, float(np.abs(got - ref).max()), float(np.abs(ref).max()),
+                      tolerance(ref, expected.dtype))
+    return RunResult(compilation, program, sim, check)
