@@ -8,8 +8,9 @@ what that role does:
   it overlaps its transfer); `reserve/commit` become `CbReserve/CbPush`, `acquire/release` become
   `CbWait/CbPop`. A buffer only compute touches is a local L1 buffer; buffers that stage 3 gave
   one storage slot share it.
-- DRAM loads go to the reader, stores to the writer, linalg ops to compute (fill, matmul,
-  transpose, elementwise with row broadcast, row reductions, copies).
+- DRAM loads of a pipe stage alternate between the reader and the writer (`engines.py`), stores
+  go to the writer, linalg ops to compute (fill, matmul, transpose, elementwise with row
+  broadcast, row reductions, copies).
 - A multicast load is read by the group's first core, which waits until every receiver has
   reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
   `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
@@ -30,6 +31,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from loom.arch import Arch
 from loom.backend import program as P
+from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.mapping.candidates import Candidate
@@ -78,8 +80,18 @@ class ProgramBuilder:
         self.axes = [a.data for a in self.grid.attributes["loom.grid"].data]
         self.copies = [op for op in self.grid.walk() if isinstance(op, CopyOp)]
         self.transfer_of = dict(zip(self.copies, candidate.transfers))
+        self.engine_of = self._load_engines()
         doubled = {b for k, v in knobs.items() if v for b in knob_buffers.get(k, [])}
         self.buffers = self._classify(doubled)
+
+    def _load_engines(self) -> dict[CopyOp, str]:
+        engines = {}
+        for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
+            loads = [op for op in block_op.regions[0].block.ops
+                     if isinstance(op, CopyOp) and op.src_space.data == "DRAM"]
+            for position, load in enumerate(loads):
+                engines[load] = load_engine(position)
+        return engines
 
     # ------------------------------------------------------------------ buffers
     def _dims(self, value: SSAValue) -> tuple[int, ...]:
@@ -103,7 +115,7 @@ class ProgramBuilder:
                     for view_use in side.view.uses:
                         user = view_use.operation
                         if isinstance(user, CopyOp):
-                            role = "reader" if user.src_space.data == "DRAM" else "writer"
+                            role = self.engine_of[user] if user.src_space.data == "DRAM" else "writer"
                         else:
                             role = "compute"
                         (producers if isinstance(side, VbReserveOp) else consumers).add(role)
@@ -297,17 +309,18 @@ class ProgramBuilder:
         tensor, index, rows, cols = self.global_block(op.source, env)
         buf = self._buf_of_view(op.dest)
         transfer = self.transfer_of[op]
+        engine = roles.get(self.engine_of[op])
         if transfer.receivers <= 1:
-            roles.reader += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier()]
+            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier()]
             return
         lo, hi = self.group_rect(coord, transfer.group)
         ready, valid = f"{buf.name}_ready", f"{buf.name}_valid"
         if coord == lo:  # the sender: read once, wait for every receiver's slot, multicast
-            roles.reader += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier(),
+            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier(),
                              P.SemWait(ready, transfer.receivers - 1), P.SemSet(ready, 0),
                              P.Multicast(lo, hi, buf.name), P.SemSet(valid, 1, lo=lo, hi=hi)]
         else:
-            roles.reader += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
+            engine += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
 
     def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
         """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""

@@ -7,12 +7,13 @@
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
-- a DRAM load stage on one core reads its operands one after the other at the core's measured
+- a DRAM load stage on one core: its loads alternate between the two data-movement engines
+  (`loom.backend.engines`), each reading its operands one after the other at the core's measured
   DRAM read rate; an operand multicast to a group is read once by its sender and then pushed
   over the NoC at the measured multicast rate plus a per-hop latency across the group. All cores
-  read at once, so the stage also cannot beat the chip's DRAM bandwidth shared by every reader
-  (cores / group readers per operand): the stage takes the larger of the two, plus the DRAM
-  request latency;
+  read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor the NoC links that
+  leave the DRAM bank columns, shared by every reader (cores / group readers per operand): the
+  stage takes the larger, plus the DRAM request latency;
 - a store stage likewise with the DRAM write rate;
 - a matmul costs ceil(M/32)·ceil(N/32)·ceil(K/32) tiles × cycles per tile at the fidelity the
   architecture uses for its input type, plus a fixed call latency;
@@ -26,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from loom.arch import Arch
+from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
@@ -119,24 +121,43 @@ class LatencyModel:
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
-        per_core, chip = [], []
+        engines: dict[str, list[E.Expr]] = {}
+        chip: dict[str, list[E.Expr]] = {}
         cores = self.candidate.view.cores
-        for prim in loads:
+        for position, prim in enumerate(loads):
             size = block_bytes(prim)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
-            per_core.append(read)
+            work = [read, E.Const(noc.transfer_issue_cycles)]
             if group > 1:
                 span = sum(g - 1 for g in prim.transfer.group)
                 push = E.add(E.rate(size, rates.multicast, label=f"multicast {prim.tensor}"),
                              span * noc.hop_latency_cycles + noc.niu_latency_cycles)
                 self.result.categories["noc"].append(E.mul(repeat, push))
-                per_core.append(push)
-            chip.append(E.mul(-(-cores // group), size))
-        per_core.append(E.Const(noc.transfer_issue_cycles * len(loads)))
-        shared = E.rate(E.add(*chip), self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth")
-        return E.add(E.maximum(E.add(*per_core), shared), self.arch.dram.read_latency_cycles, label="load stage")
+                work.append(push)
+            engine = load_engine(position)
+            engines.setdefault(engine, []).extend(work)
+            chip.setdefault(engine, []).append(E.mul(-(-cores // group), size))
+        per_core = E.maximum(*[E.add(*work) for work in engines.values()])
+        total = E.add(*[bytes_ for parts in chip.values() for bytes_ in parts])
+        bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth")]
+        for engine, parts in chip.items():
+            bounds.append(E.rate(E.add(*parts), self.dram_ingress(engine), label=f"NoC links at the DRAM banks"))
+        return E.add(E.maximum(per_core, *bounds), self.arch.dram.read_latency_cycles, label="load stage")
+
+    def dram_ingress(self, engine: str) -> int:
+        """Bytes per cycle one engine's NoC can carry away from the DRAM banks. A NoC routes one
+        dimension first, so the banks on one line along that dimension (a bank column for the
+        reader's NoC, a bank row for the writer's) send everything down that line's links; a bank's
+        traffic crosses about half the line, so a line carries about two links' worth."""
+        positions = self.arch.dram.bank_positions
+        if len(self.arch.grid.dims) == 1 or self.arch.noc.count == 1:
+            lines = {tuple(p) for p in positions}
+        else:
+            axis = 0 if engine == "reader" else 1
+            lines = {p[axis] for p in positions}
+        return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates = self.arch.rates

@@ -1,0 +1,13 @@
+"""Which data-movement engine issues each DRAM transfer (shared by the per-core split and the model).
+
+A Tensix core has two data-movement RISC-Vs, each driving its own NoC. Stores go to the writer.
+Loads of one pipe stage alternate between the reader and the writer, as TT-Metalium's matmul
+kernels do (in0 on one, in1 on the other), so two operands stream concurrently.
+"""
+
+from __future__ import annotations
+
+
+def load_engine(position: int) -> str:
+    """Engine of the `position`-th DRAM load (0-based) of a pipe stage."""
+    return "reader" if position % 2 == 0 else "writer"
