@@ -3,7 +3,8 @@
     seq:  T = T1 + T2 + ...
     pipe: l = load stage, m = child, s = store stage, knobs b = (load overlap, store overlap)
           (0,0): l + m + s    (0,1): max(l + m, s)    (1,0): max(l, m + s)    (1,1): max(l, m, s)
-    for:  T = trips * T(child)
+    for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
+          paper's product is the steady state, one iteration also fills and drains the pipeline
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
@@ -86,6 +87,11 @@ class LatencyModel:
             return E.add(*[self.latency(item, repeat) for item in heg.items])
         if isinstance(heg, For):
             trips = self.trips(heg)
+            if isinstance(heg.child, Pipe):
+                # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
+                # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
+                steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
+                return E.add(E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
             return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
         if isinstance(heg, Compute):
             return E.add(*[self.compute(p, repeat) for p in heg.ops])
@@ -96,12 +102,13 @@ class LatencyModel:
         count = E.ceil_div(extent, dim_expr(block))
         return E.ceil_div(count, loop.spatial) if loop.spatial > 1 else count
 
-    def pipe(self, pipe: Pipe, repeat: E.Expr) -> E.Expr:
+    def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
+        """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
         l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)
         m = self.latency(pipe.child, repeat)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if not pipe.loads and not pipe.stores:
-            return m
+            return (m, m) if with_serial else m
         cases = []
         load_knob = E.Knob(f"overlap_load_{pipe.name}") if pipe.loads else None
         store_knob = E.Knob(f"overlap_store_{pipe.name}") if pipe.stores else None
@@ -112,17 +119,19 @@ class LatencyModel:
         no_store = E.add(l, m, s) if store_knob is None else E.select(store_knob, E.maximum(E.add(l, m), s),
                                                                      E.add(l, m, s))
         if load_knob is None:
-            return no_store
+            return (no_store, E.add(l, m, s)) if with_serial else no_store
         with_load = E.maximum(l, E.add(m, s)) if store_knob is None else E.select(
             store_knob, E.maximum(l, m, s), E.maximum(l, E.add(m, s)))
         cases.append(E.select(load_knob, with_load, no_store))
-        return E.with_label(cases[0], f"pipe {pipe.name}")
+        steady = E.with_label(cases[0], f"pipe {pipe.name}")
+        return (steady, E.add(l, m, s)) if with_serial else steady
 
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
         chip: dict[str, list[E.Expr]] = {}
+        lines: dict[str, list[E.Expr]] = {}
         cores = self.candidate.view.cores
         for position, prim in enumerate(loads):
             size = block_bytes(prim)
@@ -138,13 +147,30 @@ class LatencyModel:
                 work.append(push)
             engine = load_engine(position)
             engines.setdefault(engine, []).extend(work)
-            chip.setdefault(engine, []).append(E.mul(-(-cores // group), size))
+            readers = E.mul(-(-cores // group), size)
+            chip.setdefault(engine, []).append(readers)
+            lines.setdefault(engine, []).append(E.rate(readers, self.arrival_bandwidth(engine, prim)))
         per_core = E.maximum(*[E.add(*work) for work in engines.values()])
         total = E.add(*[bytes_ for parts in chip.values() for bytes_ in parts])
         bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth")]
         for engine, parts in chip.items():
-            bounds.append(E.rate(E.add(*parts), self.dram_ingress(engine), label=f"NoC links at the DRAM banks"))
+            bounds.append(E.rate(E.add(*parts), self.dram_ingress(engine), label="NoC links at the DRAM banks"))
+            bounds.append(E.add(*lines[engine], label="NoC links into the reading cores"))
         return E.add(E.maximum(per_core, *bounds), self.arch.dram.read_latency_cycles, label="load stage")
+
+    def arrival_bandwidth(self, engine: str, prim: Primitive) -> int:
+        """Bytes per cycle that can arrive at the cores reading `prim` from DRAM. A NoC ends its
+        route along one dimension (the reader's along rows, the writer's along columns), so the
+        readers' data shares the links of the lines they sit on: with a column multicast only
+        one row of senders reads, and all of A crosses that row's links."""
+        dims = self.candidate.view.occupancy
+        group = prim.transfer.group if prim.transfer else (1,) * len(dims)
+        if len(dims) == 1 or self.arch.noc.count == 1:
+            lines = max(dims[0] // group[0], 1)
+        else:
+            axis = 1 if engine == "reader" else 0
+            lines = max(dims[axis] // group[axis], 1)
+        return lines * self.arch.noc.link_bytes_per_cycle
 
     def dram_ingress(self, engine: str) -> int:
         """Bytes per cycle one engine's NoC can carry away from the DRAM banks. A NoC routes one
