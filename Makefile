@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup clean
+.PHONY: demo test fuzz setup clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Nightly-style fuzzing of compiled programs (issue #10): 200 random kernels, sizes, architectures and
+# legal schedules, each simulated and checked against torch. `make test` runs a fixed 10-example subset.
+fuzz: $(STAMP)
+	LOOM_FUZZ_EXAMPLES=200 $(BIN)/python -m pytest tests/fuzz -p no:logging --hypothesis-show-statistics
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from loom.errors import InternalError, LoomError, ShapeError
+from loom.errors import InternalError, LoomError, OptionError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 err_console = Console(stderr=True, soft_wrap=True)
@@ -50,7 +50,7 @@ def lower(
 
     try:
         if stage not in STAGES:
-            raise ShapeError(f"--stage {stage}: expected one of {', '.join(STAGES)}")
+            raise OptionError(f"--stage {stage}: expected one of {', '.join(STAGES)}")
         source = load_kernel_file(kernel_file)
         args = source.example_args(parse_shape(shape))
         last = "concrete" if dump_ir is not None or summary else stage
@@ -95,6 +95,8 @@ def compile_command(
     top_k: int = typer.Option(1, "--top-k", min=1, help="Keep and report the k best candidates"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
+    total_time_limit: Optional[float] = typer.Option(
+        None, "--total-time-limit", help="Time limit for solving all candidates together (seconds; default none)"),
     seed: int = typer.Option(0, "--seed", help="CP-SAT random seed"),
     block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,tile_n=128,…"),
     schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
@@ -104,7 +106,8 @@ def compile_command(
 ) -> None:
     """Compile a kernel file: choose mapping, transfers, block sizes and pipeline knobs."""
     try:
-        result = _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule)
+        result = _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule,
+                          total_time_limit)
         if dump_ir is not None:
             for path in result.dump(dump_ir):
                 err_console.print(f"wrote {path}", highlight=False)
@@ -113,7 +116,9 @@ def compile_command(
 
             data = json.loads(result.schedule.to_json())
             data["candidates"] = {"full_space": result.candidates.full_space,
-                                  "retained": len(result.candidates.candidates), "infeasible": len(result.rejected)}
+                                  "retained": len(result.candidates.candidates),
+                                  "infeasible": sum(r.kind != "not solved" for r in result.rejected),
+                                  "not_solved": sum(r.kind == "not solved" for r in result.rejected)}
             data["compile_seconds"] = {k: round(v, 4) for k, v in result.seconds.items()}
             data["ranked"] = [{"candidate": r.name, "cycles": r.cycles} for r in result.ranked]
             sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
@@ -136,9 +141,14 @@ def run_command(
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON) here"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
+    total_time_limit: Optional[float] = typer.Option(
+        None, "--total-time-limit", help="Time limit for solving all candidates together (seconds; default none)"),
     block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
     schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
     quiet: bool = typer.Option(False, "--quiet", help="Print only the simulated figures"),
+    backend: str = typer.Option("loom-sim", "--backend",
+                                help="loom-sim (Loom's simulator) or ttlang-sim (emit TT-Lang, run it in "
+                                "tt-lang-sim, check against torch, report its DRAM and pipe tiles)"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
     """Compile, then simulate on loom.sim (and check the numbers with --check)."""
@@ -147,10 +157,14 @@ def run_command(
         from loom.report import print_compile_report, print_run_report
         from loom.run import NumericalMismatch, run
 
-        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule)
+        _check_backend(backend, trace)
+        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, total_time_limit)
+        if backend == "ttlang-sim":
+            return _run_ttlang_sim(result, kernel_file, shape, quiet)
         source = load_kernel_file(kernel_file)
         args = source.example_args(parse_shape(shape) or result.schedule.shape and
-                                   {k: v for k, v in result.schedule.shape.items() if k in source.size_names()})
+                                   {k: v for k, v in result.schedule.shape.items() if k in source.size_names()},
+                                   meta=not check)
         if check and source.reference is None:
             raise NumericalMismatch(f"{kernel_file} has no reference() to check against")
         outcome = run(result, args, reference=source.reference if check else None, trace=trace is not None,
@@ -171,6 +185,114 @@ def run_command(
         _fail(err, debug)
 
 
+def _check_backend(backend: str, trace: Optional[Path]) -> None:
+    from loom.errors import OptionError
+
+    if backend not in ("loom-sim", "ttlang-sim"):
+        raise OptionError(f"--backend {backend}: expected loom-sim or ttlang-sim")
+    if backend == "ttlang-sim" and trace is not None:
+        raise OptionError("--trace writes a loom.sim trace; it does not apply to --backend ttlang-sim")
+
+
+def _run_ttlang_sim(result, kernel_file: Path, shape: Optional[str], quiet: bool) -> None:
+    """`loom run --backend ttlang-sim`: emit TT-Lang, run it in tt-lang-sim, compare with torch and
+    cross-check tt-lang-sim's DRAM tile reads per tensor against loom.sim's."""
+    import numpy as np
+
+    from loom.backend.split import build_program
+    from loom.backend.ttlang import run_ttlang_sim, schedule_notes
+    from loom.kernel_file import load_kernel_file, parse_shape
+    from loom.report import print_compile_report
+    from loom.run import NumericalMismatch, padded_inputs, tolerance
+    from loom.sim import simulate
+
+    source = load_kernel_file(kernel_file)
+    sizes = parse_shape(shape) or {k: v for k, v in result.schedule.shape.items() if k in source.size_names()}
+    args = source.example_args(sizes)
+    arch = result.lowering.arch
+    program = build_program(result.lowering.stages["concrete"], result.ranked[0], arch)
+    outcome = run_ttlang_sim(program, arch, padded_inputs(program, args),
+                             source_notes=schedule_notes(result, result.ranked[0]))
+    loom_sim = simulate(program, arch, extrapolate=False)
+    if not quiet:
+        print_compile_report(result)
+    console = Console() if Console().is_terminal else Console(width=160)
+    console.print(f"[bold]tt-lang-sim[/] ran {program.name} on {len(program.cores)} cores in "
+                  f"{outcome.seconds:.2f} s", highlight=False)
+    mismatch = None
+    if source.reference is not None:
+        expected = source.reference(*args)
+        ref = expected.detach().float().numpy()
+        (out,) = [t for t in program.tensors if t.kind == "output"]
+        got = outcome.outputs[out.name][tuple(slice(0, s) for s in ref.shape)]
+        err, tol = float(np.abs(got - ref).max()), tolerance(ref, expected.dtype)
+        verdict = "[green]matches[/]" if err <= tol else "[red]DIFFERS from[/]"
+        console.print(f"  check          {out.name} {verdict} the torch reference: max |error| {err:.3g} "
+                      f"(tolerance {tol:.3g}, reference max {float(np.abs(ref).max()):.3g})", highlight=False)
+        if err > tol:
+            mismatch = f"{out.name}: max |error| {err:.3g} exceeds the tolerance {tol:.3g}"
+    loom_reads = {k: int(v) for k, v in loom_sim.dram_read_tiles_by_tensor.items() if v}
+    reads = ", ".join(f"{k} {v} (loom.sim {loom_reads.get(k, 0)})"
+                      for k, v in sorted(outcome.dram_read_tiles.items()))
+    writes = ", ".join(f"{k} {v}" for k, v in sorted(outcome.dram_write_tiles.items()))
+    console.print(f"  DRAM tiles     read {reads}; written {writes}", highlight=False)
+    if outcome.pipe_tiles:
+        console.print(f"  pipes          {len(outcome.pipe_tiles)} pipes, "
+                      f"{sum(outcome.pipe_tiles.values())} tiles sent:", highlight=False)
+        for name, tiles in sorted(outcome.pipe_tiles.items()):
+            console.print(f"                 {name}: {tiles} tiles sent, "
+                          f"{outcome.pipe_received_tiles.get(name, 0)} received", highlight=False)
+    for w in outcome.warnings:
+        console.print(f"  tt-lang-sim warning: {w}", highlight=False)
+    if outcome.dram_read_tiles != loom_reads:
+        err_console.print(f"DRAM tile reads differ: tt-lang-sim {outcome.dram_read_tiles}, loom.sim "
+                          f"{loom_reads} (a bug in Loom's simulator or in the TT-Lang emission)",
+                          style="bold red", markup=False, highlight=False)
+        raise typer.Exit(EXIT_INTERNAL_ERROR)
+    if mismatch:
+        raise NumericalMismatch(mismatch)
+
+
+@app.command("emit")
+def emit_command(
+    kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
+    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=1024,N=1024,K=1024"),
+    arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
+    target: str = typer.Option("ttlang", "--target", help="What to emit: ttlang (one TT-Lang file)"),
+    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write here (default: stdout)"),
+    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
+    block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
+    schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
+) -> None:
+    """Compile, split into per-core programs and write them for a backend (TT-Lang)."""
+    try:
+        from loom.backend.split import build_program
+        from loom.backend.ttlang import emit_ttlang, schedule_notes, torch_reference
+        from loom.errors import OptionError
+        from loom.kernel_file import load_kernel_file
+
+        if target != "ttlang":
+            raise OptionError(f"--target {target}: expected ttlang")
+        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule)
+        program = build_program(result.lowering.stages["concrete"], result.ranked[0], result.lowering.arch)
+        source = load_kernel_file(kernel_file)
+        text = emit_ttlang(program, result.lowering.arch,
+                           source_notes=schedule_notes(result, result.ranked[0]),
+                           reference=torch_reference(result, source.reference))
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text)
+            err_console.print(f"wrote {output} (run it with: tt-lang-sim {output})", highlight=False)
+    except typer.Exit:
+        raise
+    except BaseException as err:  # noqa: BLE001
+        _fail(err, debug)
+
+
 def _flops(result) -> float | None:
     """FLOPs of a GEMM-like kernel (2·M·N·K) when its shape names them; None otherwise."""
     shape = result.schedule.shape
@@ -179,7 +301,8 @@ def _flops(result) -> float | None:
     return None
 
 
-def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule):
+def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule,
+             total_time_limit=None):
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.pipeline import compile as compile_kernel
     from loom.schedule import Schedule
@@ -191,10 +314,10 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
     if replay is not None:
         sizes = sizes or dict(replay.shape)
         arch = replay.arch if arch == "wormhole_n150" else arch
-    args = source.example_args(sizes)
+    args = source.example_args(sizes, meta=True)  # compiling needs shapes, not data
     full_shape = {**source.size_names(), **sizes}
     return compile_kernel(source.kernel, args, arch, shape=full_shape, top_k=top_k, jobs=jobs,
-                          time_limit_s=time_limit, seed=seed,
+                          time_limit_s=time_limit, seed=seed, total_time_limit_s=total_time_limit,
                           block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay)
 
 

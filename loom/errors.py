@@ -78,6 +78,18 @@ class TileSizeError(LoomError):
     kind = "tile size error"
 
 
+class CapacityError(LoomError):
+    """The kernel's tensors do not fit the architecture's memory (DRAM)."""
+
+    kind = "capacity error"
+
+
+class OptionError(LoomError):
+    """A command-line option (or the matching Python argument) with a value Loom cannot use."""
+
+    kind = "option error"
+
+
 class ArchError(LoomError):
     """An architecture description with a missing, wrongly typed or inconsistent field."""
 

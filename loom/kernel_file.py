@@ -9,8 +9,10 @@ A kernel file is an ordinary Python module with
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import runpy
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -37,7 +39,9 @@ class KernelFile:
             if isinstance(p.default, int) and not isinstance(p.default, bool)
         }
 
-    def example_args(self, sizes: dict[str, int] | None = None) -> tuple:
+    def example_args(self, sizes: dict[str, int] | None = None, meta: bool = False) -> tuple:
+        """The example arguments; `meta=True` builds them without data (shapes and dtypes only),
+        enough to compile and to simulate timing at any size."""
         known = self.size_names()
         for name in sizes or {}:
             if name not in known:
@@ -45,7 +49,15 @@ class KernelFile:
                     f"`{name}` is not a size of {Path(self.path).name}; it accepts "
                     + ", ".join(f"{n} (default {d})" for n, d in known.items())
                 )
-        args = self.inputs(**(sizes or {}))
+        import torch
+
+        try:
+            with torch.device("meta") if meta else contextlib.nullcontext():
+                args = self.inputs(**(sizes or {}))
+        except Exception as err:  # noqa: BLE001 - the user's own code failed: say where
+            call = ", ".join(f"{n}={v}" for n, v in {**known, **(sizes or {})}.items())
+            raise KernelFileError(f"inputs({call}) raised {type(err).__name__}: {err}; expected it to return "
+                                  "the example arguments", _user_frame(err, self.path)) from err
         return tuple(args) if isinstance(args, (tuple, list)) else (args,)
 
 
@@ -57,10 +69,16 @@ def load_kernel_file(path: str | Path) -> KernelFile:
         namespace = runpy.run_path(str(path), run_name=f"loom_kernel_{path.stem}")
     except SyntaxError as err:
         raise KernelFileError(f"syntax error: {err.msg}", SourceLocation(str(path), err.lineno or 1)) from err
+    except Exception as err:  # noqa: BLE001 - the module body is the user's code: say where it failed
+        raise KernelFileError(f"running the kernel file raised {type(err).__name__}: {err}",
+                              _user_frame(err, path)) from err
     kernels = [v for v in namespace.values() if type(v).__name__ == "Kernel" and hasattr(v, "bind")]
     if len(kernels) != 1:
-        found = ", ".join(k.fn.__name__ for k in kernels) or "none"
-        raise KernelFileError(f"{path} must define exactly one @helion.kernel function (found: {found})")
+        kernels.sort(key=lambda k: k.fn.__code__.co_firstlineno)
+        found = ", ".join(f"{k.fn.__name__} (line {k.fn.__code__.co_firstlineno})" for k in kernels) or "none"
+        second = SourceLocation(str(path), kernels[1].fn.__code__.co_firstlineno) if kernels else None
+        raise KernelFileError(f"{path} must define exactly one @helion.kernel function; expected 1, found "
+                              f"{len(kernels)}: {found}", second)
     inputs = namespace.get("inputs")
     if not callable(inputs):
         raise KernelFileError(
@@ -69,6 +87,20 @@ def load_kernel_file(path: str | Path) -> KernelFile:
         )
     reference = namespace.get("reference")
     return KernelFile(str(path), kernels[0], inputs, reference if callable(reference) else None)
+
+
+def _user_frame(err: BaseException, path: str | Path) -> SourceLocation:
+    """The innermost line of the kernel file in the traceback of `err` (the def line if none)."""
+    target = Path(path).resolve()
+    line = 0
+    for frame, lineno in traceback.walk_tb(err.__traceback__):
+        if Path(frame.f_code.co_filename).resolve() == target:
+            line = lineno
+    code = ""
+    if line:
+        lines = target.read_text().splitlines()
+        code = lines[line - 1] if 0 < line <= len(lines) else ""
+    return SourceLocation(str(path), line or 1, code)
 
 
 def parse_shape(text: str | None) -> dict[str, int]:
@@ -83,6 +115,6 @@ def parse_shape(text: str | None) -> dict[str, int]:
         except ValueError:
             raise ShapeError(f"--shape {name}={value}: expected a positive integer, found `{value}`") from None
         if number <= 0:
-            raise ShapeError(f"--shape {name}={value}: sizes must be positive")
+            raise ShapeError(f"--shape {name}={value}: expected a positive integer, found {number}")
         sizes[name.strip()] = number
     return sizes

@@ -58,10 +58,17 @@ def _apply(pass_type) -> Callable[[ModuleOp], ModuleOp]:
     return run
 
 
+def _frontend(kernel: object, args: tuple, target: Arch) -> ModuleOp:
+    from loom.frontend.helion import trace_kernel
+    from loom.frontend.lower import check_dram_capacity, lower_kernel
+
+    traced = trace_kernel(kernel, args)
+    check_dram_capacity(traced, target)  # the tensors must fit the chip's DRAM
+    return lower_kernel(traced, target.tiling.block_alignment)
+
+
 def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage: str = "concrete") -> Lowering:
     """Lower a Helion kernel bound to example `args` up to `stage` (frontend, dataflow or concrete)."""
-    from loom.frontend.helion import trace_kernel
-    from loom.frontend.lower import lower_kernel
     from loom.passes.concretize_buffers import ConcretizeBuffers
     from loom.passes.reify_dataflow import ReifyDataflow
 
@@ -70,7 +77,7 @@ def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage
     target = arch if isinstance(arch, Arch) else load_arch(arch)
     result = Lowering(target)
     steps = [
-        ("frontend", lambda _: lower_kernel(trace_kernel(kernel, args), target.tiling.block_alignment)),
+        ("frontend", lambda _: _frontend(kernel, args, target)),  # Helion Device IR -> symbolic MLIR
         ("dataflow", _apply(ReifyDataflow)),  # tile values -> virtual buffers with reserve/commit/acquire/release
         ("concrete", _apply(ConcretizeBuffers)),  # merge handoffs, share storage by liveness, semaphores
     ]
@@ -114,9 +121,20 @@ class Compilation:
 
 def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
             top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
-            block_sizes: dict[str, int] | None = None, schedule=None) -> Compilation:
-    """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6)."""
+            block_sizes: dict[str, int] | None = None, schedule=None,
+            total_time_limit_s: float | None = None) -> Compilation:
+    """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6).
+
+    `time_limit_s` bounds each candidate's solve; `total_time_limit_s` (default: none) bounds all of
+    them together: once it is spent no further candidate starts, and those left are reported as
+    "not solved: total time limit reached"."""
     import time
+
+    from loom.errors import OptionError
+
+    for option, value in (("--time-limit", time_limit_s), ("--total-time-limit", total_time_limit_s)):
+        if value is not None and not value > 0:
+            raise OptionError(f"{option}: expected a positive number of seconds, found {value:g}")
 
     from loom.mapping.candidates import enumerate_candidates
     from loom.model.constraints import build_model
@@ -137,23 +155,38 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
     concrete = lowering.stages["concrete"]
     candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target)  # views x orders x transfers
+    if not candidates.candidates:
+        from loom.errors import UnsupportedError
+
+        axes = ", ".join(f"{s.axis} (extent {s.parallel_extent})" for s in candidates.scores)
+        raise UnsupportedError(
+            f"no mapping candidate: expected at least one way to spread the launch grid ({axes}) over the "
+            f"{' x '.join(map(str, target.grid.dims))} cores of {target.name}, found none of the "
+            f"{candidates.full_space} in the full space (views that leave cores idle are only tried when the grid "
+            "has fewer tiles than cores)")
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))
     models = timed("model (stage 5)", lambda: [build_model(concrete, c, target, footprint)
                                                for c in candidates.candidates])  # HEG, T(x, b), constraints
+    kernel_name = getattr(getattr(kernel, "fn", None), "__name__", "kernel")
+    def build_from_schedule(sched):  # a baseline's candidate, which Loom need not retain
+        from loom.mapping.candidates import candidate_from_schedule
+
+        candidate = candidate_from_schedule(concrete, target, sched.view, sched.order, sched.spatial, sched.transfers)
+        return build_model(concrete, candidate, target, footprint)
+
     if schedule is not None:
-        decide, source = (lambda: select.replay(models, schedule)), "schedule-file"
+        source = schedule.source if schedule.source.startswith("baseline") else "schedule-file"
+        decide = lambda: select.replay(models, schedule, kernel=kernel_name, arch=target,  # noqa: E731
+                                       build=build_from_schedule)
     elif block_sizes is not None:
         decide, source = (lambda: select.evaluate_fixed(models, block_sizes)), "block-sizes"
     else:
-        decide, source = (lambda: select.solve_candidates(models, jobs=jobs, time_limit_s=time_limit_s,
-                                                           seed=seed)), "solver"
+        decide, source = (lambda: select.solve_candidates(models, jobs=jobs, time_limit_s=time_limit_s, seed=seed,
+                                                           total_time_limit_s=total_time_limit_s)), "solver"
     ranked, rejected = timed("solve (stage 6)", decide)  # one CP-SAT problem per candidate, ranked
     if not ranked:
-        from loom.schedule import ScheduleError
-
-        reasons = sorted({r.reason for r in rejected})
-        raise ScheduleError("no candidate is feasible; " + " | ".join(reasons[:3]))
-    kernel_name = getattr(getattr(kernel, "fn", None), "__name__", "kernel")
+        raise select.no_schedule_error(models, rejected, target, time_limit_s=time_limit_s,
+                                       total_time_limit_s=total_time_limit_s, block_sizes=block_sizes)
     chosen = select.to_schedule(ranked[0], target, kernel_name, shape or {}, source)
     block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)

@@ -36,6 +36,9 @@ def print_compile_report(result, console: Console | None = None) -> None:
     knobs = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in schedule.knobs.items())
     console.print(f"  pipeline knobs {knobs or '-'}", highlight=False)
     optimal = "proven optimal" if best.proven_optimal else f"best found, not proven optimal (gap {best.gap:.1%})"
+    unsolved = [r for r in result.rejected if getattr(r, "kind", "infeasible") == "not solved"]
+    if unsolved:
+        optimal += f"; best of the solved candidates only, {len(unsolved)} not solved"
     console.print(f"  modelled       {best.cycles:,} cycles = {schedule.predicted_us:,.1f} us ({optimal})",
                   highlight=False)
     work = best.breakdown()
@@ -54,14 +57,17 @@ def print_compile_report(result, console: Console | None = None) -> None:
                           f"{dom} {share:.0%}")
         console.print(table)
     cs = result.candidates
+    infeasible = [r for r in result.rejected if r not in unsolved]
     console.print(f"  candidates     {cs.full_space:,} in the full space, {len(cs.candidates)} retained "
-                  f"({cs.pruned_fraction:.1%} pruned), {len(result.rejected)} infeasible", highlight=False)
-    if result.rejected:
+                  f"({cs.pruned_fraction:.1%} pruned), {len(infeasible)} infeasible"
+                  + (f", {len(unsolved)} not solved" if unsolved else ""), highlight=False)
+    for label, group in (("infeasible", infeasible), ("not solved", unsolved)):
         reasons = {}
-        for r in result.rejected:
+        for r in group:
             reasons.setdefault(r.reason, []).append(r.name)
         for reason, names in list(reasons.items())[:3]:
-            console.print(f"    infeasible ({len(names)}): {reason}", highlight=False)
+            text = reason.removeprefix("not solved: ")
+            console.print(f"    {label} ({len(names)}): {text}", highlight=False)
     times = ", ".join(f"{stage} {sec * 1000:.0f} ms" for stage, sec in result.seconds.items())
     console.print(f"  compile time   {sum(result.seconds.values()):.2f} s: {times}", highlight=False)
 

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from loom.backend.program import Program
+from loom.backend.program import Program, ProgramError
 from loom.backend.split import build_program
-from loom.errors import LoomError
-from loom.sim import SimResult, simulate
+from loom.errors import InternalError, LoomError
+from loom.pipeline import run_stage
+from loom.sim import DeadlockError, SimResult, simulate
 
 
 class NumericalMismatch(LoomError):
@@ -61,10 +62,16 @@ def run(compilation, args: tuple, *, reference=None, functional: bool = False, t
         flops: float | None = None) -> RunResult:
     best = compilation.ranked[0]
     arch = compilation.lowering.arch
-    program = build_program(compilation.lowering.stages["concrete"], best, arch)
     check_numbers = reference is not None
-    inputs = padded_inputs(program, args) if (functional or check_numbers) else None
-    sim = simulate(program, arch, functional=functional or check_numbers, inputs=inputs, trace=trace, flops=flops)
+    try:  # a program Loom built from a checked schedule that is malformed, overflows L1 or deadlocks is a Loom bug
+        stage = "split (per-core programs)"
+        program = run_stage(stage, build_program, compilation.lowering.stages["concrete"], best, arch)
+        inputs = padded_inputs(program, args) if (functional or check_numbers) else None
+        stage = "simulate"
+        sim = run_stage(stage, lambda: simulate(program, arch, functional=functional or check_numbers,
+                                                inputs=inputs, trace=trace, flops=flops))
+    except (ProgramError, DeadlockError) as err:
+        raise InternalError(stage, err) from err
     check = None
     if check_numbers:
         expected = reference(*args)

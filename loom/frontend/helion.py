@@ -8,16 +8,19 @@ the lowering never needs to know how Helion stores them.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 import torch.fx
 
-from loom.errors import KernelFileError, SourceLocation, UnsupportedError
+from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
 
 
 @dataclass(frozen=True)
@@ -101,15 +104,41 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     source_file = os.path.relpath(inspect.getsourcefile(fn) or "<unknown>")
     source_lines, _ = _read_source(fn)
     first_line = fn.__code__.co_firstlineno
+    def_line = _def_line(source_lines, first_line)
 
+    def at(line: int) -> SourceLocation:
+        return SourceLocation(source_file, line, source_lines[line - 1] if 0 < line <= len(source_lines) else "")
+
+    settings = getattr(kernel, "settings", None)
+    if getattr(settings, "static_shapes", True) is False:
+        raise UnsupportedError(
+            f"kernel '{fn.__name__}' is declared with static_shapes=False; Loom compiles for static sizes: "
+            "expected @helion.kernel(static_shapes=True)", at(first_line))
+    params = list(inspect.signature(fn).parameters)
     try:
-        bound = kernel.bind(args)
-        device_ir = bound.host_function.device_ir
+        inspect.signature(fn).bind(*args)
+    except TypeError as err:
+        raise KernelFileError(
+            f"the example arguments do not fit kernel '{fn.__name__}({', '.join(params)})': {err}; expected "
+            f"inputs() to return one argument per parameter, found {len(args)} argument(s)", at(def_line)) from None
+    for name, arg in zip(params, args):
+        if isinstance(arg, torch.Tensor) and 0 in arg.shape:
+            dim = list(arg.shape).index(0)
+            raise ShapeError(
+                f"argument `{name}` has shape {list(arg.shape)}: expected every dimension to be at least 1, "
+                f"found size 0 in dimension {dim} (a zero-size tensor leaves nothing to compute)", at(def_line))
+
+    warnings = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(warnings):  # Helion prints warnings; keep them unless it refuses
+            bound = kernel.bind(args)
+            device_ir = bound.host_function.device_ir
     except helion_exc.Base as err:
         message = str(err).split("\nWhile processing:")[0].strip()
         raise UnsupportedError(
             f"Helion rejected the kernel: {message}", _helion_error_location(err, source_file, source_lines)
         ) from err
+    sys.stderr.write(warnings.getvalue())
 
     if not device_ir.grid_block_ids or not device_ir.root_ids:
         raise UnsupportedError(
@@ -127,7 +156,11 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
         label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
-        extent = info.size if isinstance(info.size, int) else int(info.size_hint())
+        if not isinstance(info.size, int):
+            raise UnsupportedError(
+                f"`{label}` tiles a dimension of symbolic size {info.size}; expected a static size "
+                "(Loom compiles for the sizes of the example arguments)", at(def_line))
+        extent = info.size
         blocks[info.block_id] = BlockInfo(info.block_id, label, extent, fixed, info.symbol())
 
     loops = {}
@@ -138,10 +171,18 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             loops[graph_id] = LoopGraph(graph_info.graph, list(graph_info.block_ids))
         elif kind == "RootGraphInfo":
             root = graph_info.graph
+        elif kind == "ReductionLoopGraphInfo":
+            node = _first_reduction(graph_info.graph)
+            raise UnsupportedError(
+                "a reduction over a whole dimension that no hl.tile loop tiles is not supported yet; expected "
+                "the reduced dimension to be tiled (`for tile_n in hl.tile(n)`, carrying the partial result), "
+                f"found `{_target_name(node)}` over an untiled dimension",
+                _node_location(node, source_file, source_lines) or at(def_line))
         else:
-            raise UnsupportedError(f"device control flow of kind {kind} is not supported yet")
+            node = next(iter(graph_info.graph.nodes), None)
+            raise UnsupportedError(f"device control flow of kind {kind} is not supported yet",
+                                   _node_location(node, source_file, source_lines) or at(def_line))
 
-    params = list(inspect.signature(fn).parameters)
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
     return TracedKernel(
         name=fn.__name__,
@@ -155,6 +196,36 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         host_tensors=host_tensors,
         param_names=params,
     )
+
+
+def _def_line(lines: list[str], first_line: int) -> int:
+    """The `def` line of a function whose first line (decorators included) is `first_line`."""
+    for offset, text in enumerate(lines[first_line - 1:] if first_line > 0 else []):
+        if re.match(r"\s*(async\s+)?def\b", text):
+            return first_line + offset
+    return first_line
+
+
+def _target_name(node: torch.fx.Node | None) -> str:
+    target = getattr(node, "target", None)
+    return str(target) if type(target).__name__ == "OpOverload" else getattr(target, "__name__", str(target))
+
+
+def _first_reduction(graph: torch.fx.Graph) -> torch.fx.Node | None:
+    """The first reducing op of a graph (what made Helion build a reduction loop), else its first op."""
+    calls = [n for n in graph.nodes if n.op == "call_function"]
+    reducing = ("amax", "amin", "sum", "mean", "prod", "argmax", "argmin", "var", "std", "max.dim", "min.dim",
+                "logsumexp", "softmax", "cumsum")
+    return next((n for n in calls if any(f".{r}" in _target_name(n) for r in reducing)), calls[0] if calls else None)
+
+
+def _node_location(node: torch.fx.Node | None, source_file: str, lines: list[str]) -> SourceLocation | None:
+    loc = str(node.meta.get("location") or "") if node is not None else ""
+    file, _, line = loc.rpartition(":")
+    if not file or not line.isdigit():
+        return None
+    number = int(line)
+    return SourceLocation(file, number, lines[number - 1] if 0 < number <= len(lines) else "")
 
 
 def _read_source(fn) -> tuple[list[str], int]:

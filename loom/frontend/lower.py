@@ -58,7 +58,13 @@ from xdsl.dialects import memref
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from loom.errors import DataDependentIndexError, NonAffineIndexError, TileSizeError, UnsupportedError
+from loom.errors import (
+    CapacityError,
+    DataDependentIndexError,
+    NonAffineIndexError,
+    TileSizeError,
+    UnsupportedError,
+)
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.ir.dialect import ReadOp, SymOp, WriteOp
 
@@ -135,6 +141,11 @@ class KernelLowering:
     def lower(self) -> ModuleOp:
         k = self.k
         tensors = self._global_tensors()
+        for name, t in tensors.items():
+            if t.dtype not in _DTYPES:
+                raise UnsupportedError(
+                    f"tensor `{name}` has element type {t.dtype}: expected one of "
+                    f"{', '.join(str(d) for d in _DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
         arg_types = [MemRefType(element_type(t.dtype), list(t.shape)) for t in tensors.values()]
         entry = Block(arg_types=arg_types)
         for name, arg in zip(tensors, entry.args):
@@ -550,7 +561,9 @@ class KernelLowering:
         rank = len(src.dims)
         axes = sorted(a % rank for a in node.args[1])
         if len(node.args) > 2 and node.args[2]:
-            raise UnsupportedError("reductions with keepdim=True are not supported yet", self.k.location(node))
+            raise UnsupportedError("reductions with keepdim=True are not supported yet; expected keepdim=False "
+                                   "(broadcast the result back with `[:, None]`), found keepdim=True",
+                                   self.k.location(node))
         body_op, identity = _REDUCTIONS[name]
         dtype = src.value.type.element_type
         dims = [d for i, d in enumerate(src.dims) if i not in axes]
@@ -709,6 +722,37 @@ def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
     if widths[source] < widths[to]:
         return builder.insert(arith.ExtFOp(value, to)).result
     return builder.insert(arith.TruncFOp(value, to)).result
+
+
+def check_dram_capacity(kernel: TracedKernel, arch) -> None:
+    """Every global tensor (arguments and the outputs the host code creates), its last two dims padded
+    to whole tiles, must fit `arch.dram.size_bytes` together; raises `CapacityError` at the kernel."""
+    tensors = KernelLowering(kernel, arch.tiling.block_alignment)._global_tensors()
+    tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
+    sizes = {}
+    for name, t in tensors.items():
+        shape = list(t.shape)
+        for i, step in zip(range(len(shape) - min(2, len(shape)), len(shape)), tile[-min(2, len(shape)):]):
+            shape[i] = -(-int(shape[i]) // step) * step
+        sizes[name] = math.prod(int(d) for d in shape) * t.element_size()
+    total = sum(sizes.values())
+    if total > arch.dram.size_bytes:
+        parts = ", ".join(f"{n} {_gib(b)}" for n, b in sizes.items())
+        raise CapacityError(
+            f"the kernel's tensors need {total} bytes ({_gib(total)}: {parts}) of DRAM; expected at most "
+            f"dram.size_bytes = {arch.dram.size_bytes} bytes ({_gib(arch.dram.size_bytes)}) of {arch.name}",
+            kernel.line_location(_def_line(kernel)))
+
+
+def _def_line(kernel: TracedKernel) -> int:
+    """The `def` line of the kernel (its first line is the decorator's)."""
+    lines = kernel.source_lines[kernel.first_line - 1:] if kernel.first_line > 0 else []
+    return next((kernel.first_line + i for i, text in enumerate(lines) if text.lstrip().startswith("def ")),
+                kernel.first_line)
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.2f} MiB"
 
 
 def lower_kernel(kernel: TracedKernel, block_alignment: int) -> ModuleOp:

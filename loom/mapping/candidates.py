@@ -189,9 +189,19 @@ def enumerate_candidates(module: ModuleOp, arch: Arch) -> CandidateSet:
     scores = axis_scores(axes, reuse)
     orders = linear_extensions(labels, dominance_edges(scores))
     max_parallel = prod(max(a.extent // (a.fixed_block or 32), 1) for a in axes)
-    views = [v for v in enumerate_views(tuple(arch.grid.dims), len(labels))
-             if v.occupancy == tuple(arch.grid.dims) or max_parallel < arch.num_cores]
+    all_views = enumerate_views(tuple(arch.grid.dims), len(labels))
+    views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims) or max_parallel < arch.num_cores]
     free = tuple(sorted(syms))
+    candidates = _mapped(views, orders, axes, reuse, arch, free)
+    if not candidates:  # no view using every core fits the tile counts: let some cores idle
+        candidates = _mapped(all_views, orders, axes, reuse, arch, free)
+    modes_per_load = 1 + len(arch.noc.multicast)
+    loads = sum(1 for r in reuse if r.direction == "load")
+    full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads
+    return CandidateSet(candidates, full, scores, time.perf_counter() - start)
+
+
+def _mapped(views, orders, axes, reuse, arch: Arch, free) -> list[Candidate]:
     seen: set = set()
     candidates = []
     for view in views:
@@ -207,11 +217,47 @@ def enumerate_candidates(module: ModuleOp, arch: Arch) -> CandidateSet:
                 seen.add(key)
                 knobs = tuple(f"db_{t.tensor}" for t in transfers if t.direction == "load")
                 candidates.append(Candidate(view, order, mapped, tuple(transfers), free, knobs))
-    modes_per_load = 1 + len(arch.noc.multicast)
-    loads = sum(1 for r in reuse if r.direction == "load")
-    all_views = len(enumerate_views(tuple(arch.grid.dims), len(labels)))
-    full = all_views * len(list(itertools.permutations(labels))) * modes_per_load ** loads
-    return CandidateSet(candidates, full, scores, time.perf_counter() - start)
+    return candidates
 
 
 __all__ = ["AxisMapping", "Candidate", "CandidateSet", "Transfer", "enumerate_candidates", "DIM_NAMES"]
+
+
+def candidate_from_schedule(module: ModuleOp, arch: Arch, view_levels, order, spatial: dict,
+                            transfers: dict) -> Candidate:
+    """The candidate a schedule describes, checked for legality (any view, any order: schedules
+    from users and baselines need not be among the candidates Loom retains)."""
+    from loom.schedule import ScheduleError
+
+    grid, labels, syms = grid_axes(module)
+    view = View(tuple(tuple(int(f) for f in levels) for levels in view_levels))
+    if len(view.levels) != len(arch.grid.dims) or any(o > d for o, d in zip(view.occupancy, arch.grid.dims)):
+        raise ScheduleError(f"view {view.name} does not fit the {arch.name} grid {list(arch.grid.dims)}")
+    if sorted(order) != sorted(labels):
+        raise ScheduleError(f"order {list(order)} must list the grid axes {labels}")
+    axes, used = [], set()
+    for axis in _axis_extents(module, labels, syms):
+        levels = tuple(tuple(int(v) for v in lv) for lv in spatial.get(axis.axis, []))
+        for dim, level, size in levels:
+            if dim >= len(view.levels) or level >= len(view.levels[dim]) or view.levels[dim][level] != size:
+                raise ScheduleError(f"axis {axis.axis}: level ({dim}, {level}) of size {size} is not in view {view.name}")
+            if (dim, level) in used:
+                raise ScheduleError(f"level ({dim}, {level}) of view {view.name} is given to two axes")
+            used.add((dim, level))
+        axes.append(AxisMapping(axis.axis, axis.extent, axis.block, axis.fixed_block, levels))
+    unused = [(d, lv) for d, f in enumerate(view.levels) for lv, s in enumerate(f) if s > 1 and (d, lv) not in used]
+    if unused:
+        raise ScheduleError(f"levels {unused} of view {view.name} run no grid axis")
+    chosen = []
+    for access in access_reuse(grid):
+        options = _transfer_options(access, tuple(axes), arch)
+        wanted = transfers.get(access.tensor, {"mode": "unicast"}) if access.direction == "load" else {"mode": "unicast"}
+        group = tuple(wanted.get("group", (1,) * len(arch.grid.dims)))
+        match = [t for t in options if t.mode == wanted["mode"] and (t.group == group or t.mode == "unicast")]
+        if not match:
+            legal = ", ".join(f"{t.mode} {list(t.group)}" for t in options)
+            raise ScheduleError(f"transfer of {access.tensor}: {wanted['mode']} to {list(group)} is not a legal "
+                                f"multicast for this mapping (legal: {legal})")
+        chosen.append(match[0])
+    knobs = tuple(f"db_{t.tensor}" for t in chosen if t.direction == "load")
+    return Candidate(view, tuple(order), tuple(axes), tuple(chosen), tuple(sorted(syms)), knobs)

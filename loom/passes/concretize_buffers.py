@@ -9,7 +9,8 @@
     proposed on a copy of the program and kept only if the protocol interpreter accepts it.
 (b) Liveness from the protocol interpreter (the steps at which each buffer holds data), an
     interference graph per group of buffers with the same shape and element type, and a greedy
-    colouring: buffers of one colour share one `loom.mem.alloc`. Every buffer keeps its own
+    colouring: buffers of one colour share one `loom.mem.alloc`. Buffers a DMA engine fills or
+    drains keep their own storage: the per-core programs make each a circular buffer. Every buffer keeps its own
     `loom.sem.alloc` and is bound to both with `loom.vb.bind`.
 """
 
@@ -135,6 +136,12 @@ def _merge(grid: affine.ParallelOp, handoff: _Handoff) -> bool:
     return True
 
 
+def _moved_by_dma(buffer: SSAValue) -> bool:
+    """Filled or drained by a DMA engine: such a buffer keeps its own storage (the per-core
+    programs make it a circular buffer between two engines, which cannot alias another)."""
+    return "dma" in _engines(buffer, VbReserveOp) | _engines(buffer, VbAcquireOp)
+
+
 def _engines(buffer: SSAValue, side: type) -> set[str]:
     """Which engines access `buffer` through its `side` views: "dma" (loom.copy) or "compute"."""
     engines = set()
@@ -204,6 +211,8 @@ def assign_storage(grid: affine.ParallelOp) -> None:
         colours: list[list[VbCreateOp]] = []
         for create in members:
             for colour in colours:
+                if _moved_by_dma(create.buffer) or _moved_by_dma(colour[0].buffer):
+                    continue
                 if not any(trace.interferes(create.buffer, other.buffer) for other in colour):
                     colour.append(create)
                     break

@@ -62,7 +62,7 @@ import math
 import multiprocessing
 import time
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -76,7 +76,7 @@ from loom.model.expr import (
 
 __all__ = [
     "LIMIT", "Constraint", "ModelOverflowError", "Problem", "Solution", "SolverError", "brute_force", "solve",
-    "solve_many",
+    "solve_many", "solve_many_within",
 ]
 
 LIMIT = 2**62
@@ -590,3 +590,65 @@ def solve_many(
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=min(jobs, len(problems)), mp_context=context) as pool:
         return list(pool.map(_solve_job, problems, itertools.repeat(options)))
+
+
+def solve_many_within(
+    problems: Iterable[Problem],
+    *,
+    total_time_limit_s: float,
+    jobs: int = 1,
+    time_limit_s: float = 10.0,
+    seed: int = 0,
+    workers: int = 1,
+    tie_break: bool = True,
+    explain: bool = True,
+) -> list[tuple[Solution | SolverError | None, float]]:
+    """`solve_many` under a total budget: problems start in input order while the budget lasts, each
+    with min(time_limit_s, budget left) seconds; once it is spent no problem starts. Returns, per
+    problem in input order, (its Solution, or the SolverError it raised, or None if it never started;
+    the time limit it was given)."""
+    problems = list(problems)
+    deadline = time.perf_counter() + total_time_limit_s
+    results: list[tuple[Solution | SolverError | None, float]] = [(None, 0.0)] * len(problems)
+    options = dict(seed=seed, workers=workers, tie_break=tie_break, explain=explain)
+
+    def budget() -> float:
+        return min(time_limit_s, deadline - time.perf_counter())
+
+    if jobs <= 1 or len(problems) <= 1:
+        for i, problem in enumerate(problems):
+            limit = budget()
+            if limit <= 0:
+                break
+            try:
+                results[i] = (solve(problem, time_limit_s=limit, **options), limit)
+            except SolverError as err:
+                results[i] = (err, limit)
+        return results
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(max_workers=min(jobs, len(problems)), mp_context=context) as pool:
+        pending: dict = {}
+        queue = iter(range(len(problems)))
+
+        def start() -> bool:
+            limit = budget()
+            i = next(queue, None) if limit > 0 else None
+            if i is None:
+                return False
+            pending[pool.submit(_solve_job, problems[i], {**options, "time_limit_s": limit})] = (i, limit)
+            return True
+
+        while len(pending) < jobs and start():
+            pass
+        while pending:
+            done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for future in done:
+                i, limit = pending.pop(future)
+                try:
+                    results[i] = (future.result(), limit)
+                except SolverError as err:
+                    results[i] = (err, limit)
+            while len(pending) < jobs and start():
+                pass
+    return results

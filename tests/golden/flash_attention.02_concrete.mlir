@@ -14,11 +14,12 @@ builtin.module {
       %mem3 = loom.mem.alloc(%tile_m) {slot = 3 : i64} : memref<?xf32, "L1">
       %mem4 = loom.mem.alloc(%tile_m) {slot = 4 : i64} : memref<?x64xf32, "L1">
       %mem5 = loom.mem.alloc(%tile_m) {slot = 5 : i64} : memref<?x64xbf16, "L1">
-      %mem6 = loom.mem.alloc(%tile_n) {slot = 6 : i64} : memref<?x64xbf16, "L1">
+      %mem6 = loom.mem.alloc(%tile_m) {slot = 6 : i64} : memref<?x64xbf16, "L1">
       %mem7 = loom.mem.alloc(%tile_n) {slot = 7 : i64} : memref<?x64xbf16, "L1">
-      %mem8 = loom.mem.alloc(%tile_n) {slot = 8 : i64} : memref<64x?xbf16, "L1">
-      %mem9 = loom.mem.alloc(%tile_m, %tile_n) {slot = 9 : i64} : memref<?x?xf32, "L1">
-      %mem10 = loom.mem.alloc(%tile_m, %tile_n) {slot = 10 : i64} : memref<?x?xbf16, "L1">
+      %mem8 = loom.mem.alloc(%tile_n) {slot = 8 : i64} : memref<?x64xbf16, "L1">
+      %mem9 = loom.mem.alloc(%tile_n) {slot = 9 : i64} : memref<64x?xbf16, "L1">
+      %mem10 = loom.mem.alloc(%tile_m, %tile_n) {slot = 10 : i64} : memref<?x?xf32, "L1">
+      %mem11 = loom.mem.alloc(%tile_m, %tile_n) {slot = 11 : i64} : memref<?x?xbf16, "L1">
       %4 = loom.sem.alloc : i32
       %vb_m_i = loom.vb.bind "m_i" %mem0, %4 : memref<?xf32, "L1">, i32 -> memref<?xf32, "L1">
       %5 = loom.sem.alloc : i32
@@ -28,13 +29,13 @@ builtin.module {
       %7 = loom.sem.alloc : i32
       %vb_q_blk = loom.vb.bind "q_blk" %mem5, %7 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
       %8 = loom.sem.alloc : i32
-      %vb_k_blk = loom.vb.bind "k_blk" %mem6, %8 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
+      %vb_k_blk = loom.vb.bind "k_blk" %mem7, %8 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
       %9 = loom.sem.alloc : i32
-      %vb_v_blk = loom.vb.bind "v_blk" %mem7, %9 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
+      %vb_v_blk = loom.vb.bind "v_blk" %mem8, %9 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
       %10 = loom.sem.alloc : i32
-      %vb_permute = loom.vb.bind "permute" %mem8, %10 : memref<64x?xbf16, "L1">, i32 -> memref<64x?xbf16, "L1">
+      %vb_permute = loom.vb.bind "permute" %mem9, %10 : memref<64x?xbf16, "L1">, i32 -> memref<64x?xbf16, "L1">
       %11 = loom.sem.alloc : i32
-      %vb_mm = loom.vb.bind "mm" %mem9, %11 : memref<?x?xf32, "L1">, i32 -> memref<?x?xf32, "L1">
+      %vb_mm = loom.vb.bind "mm" %mem10, %11 : memref<?x?xf32, "L1">, i32 -> memref<?x?xf32, "L1">
       %12 = loom.sem.alloc : i32
       %vb_amax = loom.vb.bind "amax" %mem2, %12 : memref<?xf32, "L1">, i32 -> memref<?xf32, "L1">
       %13 = loom.sem.alloc : i32
@@ -42,9 +43,9 @@ builtin.module {
       %14 = loom.sem.alloc : i32
       %vb_sum = loom.vb.bind "sum" %mem2, %14 : memref<?xf32, "L1">, i32 -> memref<?xf32, "L1">
       %15 = loom.sem.alloc : i32
-      %vb_exp_bf16 = loom.vb.bind "exp_bf16" %mem10, %15 : memref<?x?xbf16, "L1">, i32 -> memref<?x?xbf16, "L1">
+      %vb_exp_bf16 = loom.vb.bind "exp_bf16" %mem11, %15 : memref<?x?xbf16, "L1">, i32 -> memref<?x?xbf16, "L1">
       %16 = loom.sem.alloc : i32
-      %vb_div_bf16 = loom.vb.bind "div_bf16" %mem5, %16 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
+      %vb_div_bf16 = loom.vb.bind "div_bf16" %mem6, %16 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
       %17 = arith.constant 0xff800000 : f32
       %18 = loom.vb.reserve %vb_m_i : memref<?xf32, "L1">
       linalg.fill {loom.loc = "flash_attention.py:20"} ins(%17 : f32) outs(%18 : memref<?xf32, "L1">)

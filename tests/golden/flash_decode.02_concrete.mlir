@@ -11,11 +11,12 @@ builtin.module {
       %mem3 = loom.mem.alloc() {slot = 3 : i64} : memref<1xf32, "L1">
       %mem4 = loom.mem.alloc() {slot = 4 : i64} : memref<1x64xf32, "L1">
       %mem5 = loom.mem.alloc() {slot = 5 : i64} : memref<1x64xbf16, "L1">
-      %mem6 = loom.mem.alloc(%tile_n) {slot = 6 : i64} : memref<?x64xbf16, "L1">
+      %mem6 = loom.mem.alloc() {slot = 6 : i64} : memref<1x64xbf16, "L1">
       %mem7 = loom.mem.alloc(%tile_n) {slot = 7 : i64} : memref<?x64xbf16, "L1">
-      %mem8 = loom.mem.alloc(%tile_n) {slot = 8 : i64} : memref<64x?xbf16, "L1">
-      %mem9 = loom.mem.alloc(%tile_n) {slot = 9 : i64} : memref<1x?xf32, "L1">
-      %mem10 = loom.mem.alloc(%tile_n) {slot = 10 : i64} : memref<1x?xbf16, "L1">
+      %mem8 = loom.mem.alloc(%tile_n) {slot = 8 : i64} : memref<?x64xbf16, "L1">
+      %mem9 = loom.mem.alloc(%tile_n) {slot = 9 : i64} : memref<64x?xbf16, "L1">
+      %mem10 = loom.mem.alloc(%tile_n) {slot = 10 : i64} : memref<1x?xf32, "L1">
+      %mem11 = loom.mem.alloc(%tile_n) {slot = 11 : i64} : memref<1x?xbf16, "L1">
       %2 = loom.sem.alloc : i32
       %vb_m_i = loom.vb.bind "m_i" %mem0, %2 : memref<1xf32, "L1">, i32 -> memref<1xf32, "L1">
       %3 = loom.sem.alloc : i32
@@ -25,13 +26,13 @@ builtin.module {
       %5 = loom.sem.alloc : i32
       %vb_q_blk = loom.vb.bind "q_blk" %mem5, %5 : memref<1x64xbf16, "L1">, i32 -> memref<1x64xbf16, "L1">
       %6 = loom.sem.alloc : i32
-      %vb_k_blk = loom.vb.bind "k_blk" %mem6, %6 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
+      %vb_k_blk = loom.vb.bind "k_blk" %mem7, %6 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
       %7 = loom.sem.alloc : i32
-      %vb_v_blk = loom.vb.bind "v_blk" %mem7, %7 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
+      %vb_v_blk = loom.vb.bind "v_blk" %mem8, %7 : memref<?x64xbf16, "L1">, i32 -> memref<?x64xbf16, "L1">
       %8 = loom.sem.alloc : i32
-      %vb_permute = loom.vb.bind "permute" %mem8, %8 : memref<64x?xbf16, "L1">, i32 -> memref<64x?xbf16, "L1">
+      %vb_permute = loom.vb.bind "permute" %mem9, %8 : memref<64x?xbf16, "L1">, i32 -> memref<64x?xbf16, "L1">
       %9 = loom.sem.alloc : i32
-      %vb_mm = loom.vb.bind "mm" %mem9, %9 : memref<1x?xf32, "L1">, i32 -> memref<1x?xf32, "L1">
+      %vb_mm = loom.vb.bind "mm" %mem10, %9 : memref<1x?xf32, "L1">, i32 -> memref<1x?xf32, "L1">
       %10 = loom.sem.alloc : i32
       %vb_amax = loom.vb.bind "amax" %mem2, %10 : memref<1xf32, "L1">, i32 -> memref<1xf32, "L1">
       %11 = loom.sem.alloc : i32
@@ -39,9 +40,9 @@ builtin.module {
       %12 = loom.sem.alloc : i32
       %vb_sum = loom.vb.bind "sum" %mem2, %12 : memref<1xf32, "L1">, i32 -> memref<1xf32, "L1">
       %13 = loom.sem.alloc : i32
-      %vb_exp_bf16 = loom.vb.bind "exp_bf16" %mem10, %13 : memref<1x?xbf16, "L1">, i32 -> memref<1x?xbf16, "L1">
+      %vb_exp_bf16 = loom.vb.bind "exp_bf16" %mem11, %13 : memref<1x?xbf16, "L1">, i32 -> memref<1x?xbf16, "L1">
       %14 = loom.sem.alloc : i32
-      %vb_div_bf16 = loom.vb.bind "div_bf16" %mem5, %14 : memref<1x64xbf16, "L1">, i32 -> memref<1x64xbf16, "L1">
+      %vb_div_bf16 = loom.vb.bind "div_bf16" %mem6, %14 : memref<1x64xbf16, "L1">, i32 -> memref<1x64xbf16, "L1">
       %15 = arith.constant 0xff800000 : f32
       %16 = loom.vb.reserve %vb_m_i : memref<1xf32, "L1">
       linalg.fill {loom.loc = "flash_decode.py:24"} ins(%15 : f32) outs(%16 : memref<1xf32, "L1">)
