@@ -184,6 +184,10 @@ class ProgramBuilder:
         tensors = []
         for arg in fn.body.block.args:
             shape = list(arg.type.get_shape())
+            if len(shape) < 2:
+                raise UnsupportedError(
+                    f"tensor '{arg.name_hint}' has rank {len(shape)}; the per-core backends lay global tensors "
+                    "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)")
             shape[-2:] = [_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile)]
             tensors.append(P.Tensor(arg.name_hint, tuple(shape), DTYPE[str(arg.type.element_type)],
                                     "output" if arg.name_hint in outputs else "input"))

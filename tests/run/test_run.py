@@ -55,3 +55,15 @@ def test_cli_run_check_and_trace(tmp_path):
     assert result.exit_code == 0, result.output
     assert "matches the torch reference" in result.stdout and "simulated" in result.stdout
     assert trace.read_text().startswith("{") or trace.read_text().startswith("[")
+
+
+def test_rank_one_tensors_are_refused_by_the_split_with_a_reason():
+    from pathlib import Path
+
+    from loom.errors import UnsupportedError
+
+    source = load_kernel_file(Path(__file__).parent / "vector_kernel.py")
+    args = source.example_args()
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150")
+    with pytest.raises(UnsupportedError, match="tensor 'x' has rank 1"):
+        run(compilation, args, reference=source.reference)
