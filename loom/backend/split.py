@@ -34,9 +34,9 @@ from loom.backend import program as P
 from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
+from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
 
-DTYPE = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 _BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div", "maximumf": "max"}
 
 
@@ -129,7 +129,7 @@ class ProgramBuilder:
                 rows, cols = _tiles(dims[0], self.tile[0]), 1
             else:
                 rows, cols = prod(dims[:-2]) * _tiles(dims[-2], self.tile[0]), _tiles(dims[-1], self.tile[1])
-            dtype = DTYPE[str(bind.buffer.type.element_type)]
+            dtype = dtype_name(bind.buffer.type.element_type)
             local = producer == "compute" and consumer == "compute"
             name = f"mem{bind.memory.owner.slot.value.data}" if local else bind.label.data
             slots = 2 if bind.label.data in doubled and not local else 1
@@ -189,7 +189,7 @@ class ProgramBuilder:
                     f"tensor '{arg.name_hint}' has rank {len(shape)}; the per-core backends lay global tensors "
                     "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)")
             shape[-2:] = [_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile)]
-            tensors.append(P.Tensor(arg.name_hint, tuple(shape), DTYPE[str(arg.type.element_type)],
+            tensors.append(P.Tensor(arg.name_hint, tuple(shape), dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input"))
         cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values() if b.kind == "cb"}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()

@@ -15,6 +15,7 @@ from xdsl.dialects import affine, memref, scf
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp
+from loom.ir.types import element_bytes
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def access_reuse(grid: affine.ParallelOp) -> list[AccessReuse]:
         names = frozenset(_index_name(d) for d in deps if isinstance(d.owner, Block))
         global_type = subview.source.type
         element = global_type.element_type
-        width = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "i64": 8}.get(str(element), 4)
+        width = element_bytes(element)
         count = 1
         for extent in global_type.get_shape():
             count *= extent

@@ -23,6 +23,7 @@ from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
+from loom.ir.types import element_bytes
 from loom.mapping.candidates import Candidate, Transfer
 from loom.passes.l1_footprint import _dims
 
@@ -80,7 +81,7 @@ HEG = Pipe | For | Seq | Compute
 
 
 def _element_bytes(value: SSAValue) -> int:
-    return {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "i64": 8}.get(str(value.type.element_type), 4)
+    return element_bytes(value.type.element_type)
 
 
 def buffer_dims(view: SSAValue) -> tuple[Dim, ...]:

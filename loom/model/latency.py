@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from loom.arch import Arch
 from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
+from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
 from loom.model.heg import HEG, Compute, For, Pipe, Primitive, Seq
@@ -200,7 +201,7 @@ class LatencyModel:
         if prim.kind == "matmul":
             (m, k), (_, n) = prim.dims[0][-2:], prim.dims[1][-2:]
             engine = self.arch.matrix_engine
-            fidelity = engine.default_fidelity.get(_dtype_name(prim.dtype), "HiFi4")
+            fidelity = engine.default_fidelity[dtype_name(prim.dtype)]
             count = E.mul(E.ceil_div(dim_expr(m), self.tile[0]), E.ceil_div(dim_expr(n), self.tile[1]),
                           E.ceil_div(dim_expr(k), self.tile[1]))
             cost = E.add(E.mul(count, engine.cycles_per_tile[fidelity]), engine.fixed_latency_cycles,
@@ -226,10 +227,6 @@ class LatencyModel:
             else:
                 raise UnsupportedError(f"no vector-unit cost for `{op}` in {prim.label}")
         return max(total, vector["copy"])
-
-
-def _dtype_name(mlir: str) -> str:
-    return {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}.get(mlir, mlir)
 
 
 def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:

@@ -37,6 +37,7 @@ from loom.ir.dialect import (
     VbReleaseOp,
     VbReserveOp,
 )
+from loom.ir.types import enclosing_in
 from loom.passes.buffer_protocol import ProtocolViolation, interpret
 
 
@@ -158,7 +159,7 @@ def _make_in_place(op: Operation, acquire: VbAcquireOp, reserve: VbReserveOp) ->
     if acquire.parent_block() is not block or reserve.parent_block() is not block:
         return False  # the value is held across a loop: not an exclusive handoff
     ops = list(block.ops)
-    if any(ops.index(_anchor(use.operation, block)) > ops.index(op) for use in acquire.view.uses):
+    if any(ops.index(enclosing_in(use.operation, block)) > ops.index(op) for use in acquire.view.uses):
         return False  # the value is still read after the handoff overwrote it
     release = _matching_release(acquire, block)
     if release is None:
@@ -178,11 +179,6 @@ def _matching_release(acquire: VbAcquireOp, block: Block) -> VbReleaseOp | None:
             return later
     return None
 
-
-def _anchor(user: Operation, block: Block) -> Operation:
-    while user.parent_block() is not block:
-        user = user.parent_op()
-    return user
 
 
 def _protocol_holds(grid: affine.ParallelOp) -> bool:

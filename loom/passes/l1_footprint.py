@@ -19,8 +19,8 @@ from xdsl.ir import SSAValue
 
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, MemAllocOp, SymOp, VbBindOp, VbCreateOp, VbReserveOp
+from loom.ir.types import element_bytes
 
-_ELEMENT_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "i64": 8}
 
 
 @dataclass(frozen=True)
@@ -120,10 +120,7 @@ def l1_footprint(module: ModuleOp, tile: tuple[int, int] | None = None) -> L1Foo
 def _term(slot: int, storage: SSAValue, sizes, buffers: list[SSAValue], labels: list[str],
           tile: tuple[int, int] | None) -> FootprintTerm:
     memref = storage.type
-    element = str(memref.element_type)
-    if element not in _ELEMENT_BYTES:
-        raise UnsupportedError(f"no byte size known for element type {element}")
     loaded = [label for label, buf in zip(labels, buffers) if _loaded_in_loop(buf)]
     knob = f"db_{loaded[0]}" if loaded else None
     dims = _tiled(_dims(sizes, memref.get_shape()), tile)
-    return FootprintTerm(slot, _ELEMENT_BYTES[element], dims, tuple(labels), knob)
+    return FootprintTerm(slot, element_bytes(memref.element_type), dims, tuple(labels), knob)

@@ -45,6 +45,7 @@ from loom.ir.dialect import (
     VbReserveOp,
     WriteOp,
 )
+from loom.ir.types import enclosing_in
 
 L1 = StringAttr("L1")
 _LINALG = (FillOp, GenericOp, MatmulOp, TransposeOp, LinalgCopyOp)
@@ -139,7 +140,7 @@ class _Reifier:
                 if init.owner.parent_block() is block and _use_count(init) == 1 and isinstance(init.owner, _LINALG):
                     self.direct_init.add(init)
                     self.vb[init] = buf
-                last_use = max((order[_anchor(u.operation, body)] for u in arg.uses
+                last_use = max((order[enclosing_in(u.operation, body)] for u in arg.uses
                                 if u.operation is not yield_op), default=-1)
                 producer = yielded.owner if isinstance(yielded.owner, Operation) else None
                 if yielded is arg:
@@ -275,12 +276,6 @@ class _Reifier:
         b.insert(scf.YieldOp())
 
 
-def _anchor(user: Operation, block: Block) -> Operation:
-    """The op of `block` that contains `user`."""
-    while user.parent_block() is not block:
-        user = user.parent_op()
-    return user
-
 
 def _tile_values(block: Block):
     for arg in block.args:
@@ -305,7 +300,7 @@ def _anchors(block: Block, direct_yield: dict, direct_init: set) -> tuple[dict, 
                     continue  # the yielded value already sits in the loop's buffer
             if isinstance(use.operation, scf.ForOp) and value in direct_init:
                 continue  # the initial value already sits in the loop's buffer
-            anchors.append(_anchor(use.operation, block))
+            anchors.append(enclosing_in(use.operation, block))
         if not anchors:
             continue
         anchors.sort(key=order.__getitem__)
@@ -331,7 +326,7 @@ def _dead_tiles(op: Operation, direct_yield: dict) -> list[SSAValue]:
 
 def _last_user_is(value: SSAValue, loop: scf.ForOp) -> bool:
     block = loop.parent_block()
-    return all(_anchor(u.operation, block) is loop for u in value.uses)
+    return all(enclosing_in(u.operation, block) is loop for u in value.uses)
 
 
 def _use_count(value: SSAValue) -> int:
