@@ -407,6 +407,9 @@ def _solver(time_limit_s: float, seed: int, workers: int) -> cp_model.CpSolver:
     # Loom's problems are small (a few block sizes, a few knobs): probing at presolve costs more
     # than it saves (measured: about half of a typical 20 ms solve).
     solver.parameters.cp_model_probing_level = 0
+    # Nor does the LP relaxation: a few dozen variables are searched faster without it (measured:
+    # 15 -> 10 ms per GEMM candidate); optimality is still proven by search.
+    solver.parameters.linearization_level = 0
     return solver
 
 
