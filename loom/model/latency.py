@@ -193,8 +193,21 @@ class LatencyModel:
         per_core = E.add(*[E.rate(s, rates.dram_write) for s in sizes],
                          self.arch.noc.transfer_issue_cycles * len(stores))
         self.result.categories["dram"].append(E.mul(repeat, per_core))
-        shared = E.rate(E.mul(cores, E.add(*sizes)), self.arch.dram.bandwidth_bytes_per_cycle)
+        total = E.mul(cores, E.add(*sizes))
+        shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
+                           E.rate(total, self.dram_egress(), label="NoC links into the DRAM banks"))
         return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
+
+    def dram_egress(self) -> int:
+        """Bytes per cycle the writer's NoC can deliver into the DRAM banks: it ends its route along
+        the bank columns, so the banks on one column share that column's links (about two links'
+        worth per column, as for loads)."""
+        positions = self.arch.dram.bank_positions
+        if len(self.arch.grid.dims) == 1 or self.arch.noc.count == 1:
+            lines = {tuple(p) for p in positions}
+        else:
+            lines = {p[0] for p in positions}
+        return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
 
     def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
         vector = self.arch.vector_unit.cycles_per_tile
