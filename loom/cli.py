@@ -321,6 +321,47 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
                           block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay)
 
 
+@app.command("bench")
+def bench_command(
+    kernel: str = typer.Argument(..., help="gemm (or matmul), flash_attention or flash_decode"),
+    arch: str = typer.Option("wormhole_n150", "--arch", help="wormhole_n150 or blackhole_p150"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N shapes of the paper's set"),
+    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Where the CSV and JSON go"),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
+) -> None:
+    """Loom vs TTNN's default choices over the paper's shape set, simulated on loom.sim."""
+    try:
+        import json
+
+        from rich.progress import Progress
+
+        from loom.bench.paper import bench, shapes
+
+        name = "matmul" if kernel == "gemm" else kernel
+        if name not in ("matmul", "flash_attention", "flash_decode"):
+            raise OptionError(f"bench: expected gemm, flash_attention or flash_decode, found '{kernel}'")
+        total = len(shapes(name, arch)[:limit] if limit else shapes(name, arch))
+        with Progress(console=err_console, transient=True) as progress:
+            task = progress.add_task(f"{name} on {arch}", total=total)
+            rows, summary = bench(name, arch, limit=limit, jobs=jobs, out_dir=out,
+                                  progress=lambda i, n, row: progress.update(task, completed=i))
+        table = Table(title=f"{name} on {arch}: Loom vs TTNN-default (simulated on loom.sim)")
+        for column in ("shape", "Loom candidate", "block sizes", "Loom cycles", "TTNN cycles", "speedup", "model err"):
+            table.add_column(column)
+        for r in rows:
+            table.add_row(r.shape, r.loom_candidate, r.loom_block_sizes, f"{r.loom_sim_cycles:,.0f}",
+                          f"{r.ttnn_sim_cycles:,.0f}" if r.ttnn_sim_cycles else "-",
+                          f"{r.speedup_vs_ttnn:.2f}x" if r.speedup_vs_ttnn else "-", f"{r.model_error:+.0%}")
+        Console(width=200).print(table)
+        (out / f"{name}_{arch}.summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
+    except typer.Exit:
+        raise
+    except BaseException as err:  # noqa: BLE001
+        _fail(err, debug)
+
+
 @app.command()
 def archs(debug: bool = typer.Option(False, "--debug", help="Show tracebacks")) -> None:
     """List the architecture descriptions with their headline numbers."""

@@ -67,3 +67,30 @@ def test_rank_one_tensors_are_refused_by_the_split_with_a_reason():
     compilation = compile_kernel(source.kernel, args, "wormhole_n150")
     with pytest.raises(UnsupportedError, match="tensor 'x' has rank 1"):
         run(compilation, args, reference=source.reference)
+
+
+def test_oracle_regret_is_measured_by_simulation():
+    from loom.bench.oracle import neighbourhood_regret, top_k_regret
+
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    shape = {"M": 256, "N": 256, "K": 128}
+    args = source.example_args(shape, meta=True)
+    top = top_k_regret(source.kernel, args, "wormhole_n150", shape, k=3)
+    assert top.simulated == 3 and top.best_cycles <= top.chosen_cycles and top.regret >= 0
+    near = neighbourhood_regret(source.kernel, args, "wormhole_n150", shape)
+    assert near.simulated >= 2 and near.best_cycles <= near.chosen_cycles
+
+
+def test_cli_bench_writes_csv_and_summary(tmp_path):
+    import json
+
+    result = CliRunner().invoke(app, ["bench", "flash_decode", "--limit", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert summary["shapes"] == 1 and summary["geomean_speedup_vs_ttnn"] > 0
+    assert (tmp_path / "flash_decode_wormhole_n150.csv").read_text().startswith("kernel,arch,shape")
+
+
+def test_cli_bench_rejects_unknown_kernel():
+    result = CliRunner().invoke(app, ["bench", "softmax"])
+    assert result.exit_code == 2 and "expected gemm, flash_attention or flash_decode" in result.output
