@@ -94,3 +94,13 @@ def test_cli_bench_writes_csv_and_summary(tmp_path):
 def test_cli_bench_rejects_unknown_kernel():
     result = CliRunner().invoke(app, ["bench", "softmax"])
     assert result.exit_code == 2 and "expected gemm, flash_attention or flash_decode" in result.output
+
+
+def test_tileloom_style_tuning_simulates_the_models_top_k():
+    from loom.bench.oracle import tileloom_tuning
+
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    shape = {"M": 256, "N": 256, "K": 128}
+    cycles, seconds, label = tileloom_tuning(source.kernel, source.example_args(shape, meta=True),
+                                             "wormhole_n150", shape, k=2)
+    assert cycles > 0 and seconds > 0 and "tile_m=" in label
