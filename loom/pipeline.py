@@ -156,33 +156,14 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     concrete = lowering.stages["concrete"]
     candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target)  # views x orders x transfers
     if not candidates.candidates:
-        from loom.errors import UnsupportedError
-
-        axes = ", ".join(f"{s.axis} (extent {s.parallel_extent})" for s in candidates.scores)
-        raise UnsupportedError(
-            f"no mapping candidate: expected at least one way to spread the launch grid ({axes}) over the "
-            f"{' x '.join(map(str, target.grid.dims))} cores of {target.name}, found none of the "
-            f"{candidates.full_space} in the full space (views that leave cores idle are only tried when the grid "
-            "has fewer tiles than cores)")
+        raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))
     models = timed("model (stage 5)", lambda: [build_model(concrete, c, target, footprint)
                                                for c in candidates.candidates])  # HEG, T(x, b), constraints
     kernel_name = getattr(getattr(kernel, "fn", None), "__name__", "kernel")
-    def build_from_schedule(sched):  # a baseline's candidate, which Loom need not retain
-        from loom.mapping.candidates import candidate_from_schedule
-
-        candidate = candidate_from_schedule(concrete, target, sched.view, sched.order, sched.spatial, sched.transfers)
-        return build_model(concrete, candidate, target, footprint)
-
-    if schedule is not None:
-        source = schedule.source if schedule.source.startswith("baseline") else "schedule-file"
-        decide = lambda: select.replay(models, schedule, kernel=kernel_name, arch=target,  # noqa: E731
-                                       build=build_from_schedule)
-    elif block_sizes is not None:
-        decide, source = (lambda: select.evaluate_fixed(models, block_sizes)), "block-sizes"
-    else:
-        decide, source = (lambda: select.solve_candidates(models, jobs=jobs, time_limit_s=time_limit_s, seed=seed,
-                                                           total_time_limit_s=total_time_limit_s)), "solver"
+    decide, source = _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes,
+                               dict(jobs=jobs, time_limit_s=time_limit_s, seed=seed,
+                                    total_time_limit_s=total_time_limit_s))
     ranked, rejected = timed("solve (stage 6)", decide)  # one CP-SAT problem per candidate, ranked
     if not ranked:
         raise select.no_schedule_error(models, rejected, target, time_limit_s=time_limit_s,
@@ -192,3 +173,32 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
     return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,
                        selected, seconds)
+
+
+def _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes, options):
+    """How stage 6 decides: replay a schedule, evaluate given block sizes, or solve every candidate."""
+    from loom.mapping.candidates import candidate_from_schedule
+    from loom.model.constraints import build_model
+    from loom.solve import select
+
+    def build_from_schedule(sched):  # a baseline's candidate, which Loom need not retain
+        candidate = candidate_from_schedule(concrete, target, sched.view, sched.order, sched.spatial, sched.transfers)
+        return build_model(concrete, candidate, target, footprint)
+
+    if schedule is not None:
+        source = schedule.source if schedule.source.startswith("baseline") else "schedule-file"
+        return (lambda: select.replay(models, schedule, kernel=kernel_name, arch=target, build=build_from_schedule),
+                source)
+    if block_sizes is not None:
+        return (lambda: select.evaluate_fixed(models, block_sizes)), "block-sizes"
+    return (lambda: select.solve_candidates(models, **options)), "solver"
+
+
+def _no_candidate_error(candidates, target: Arch) -> LoomError:
+    from loom.errors import UnsupportedError
+
+    axes = ", ".join(f"{s.axis} (extent {s.parallel_extent})" for s in candidates.scores)
+    return UnsupportedError(
+        f"no mapping candidate: expected at least one way to spread the launch grid ({axes}) over the "
+        f"{' x '.join(map(str, target.grid.dims))} cores of {target.name}, found none of the "
+        f"{candidates.full_space} in the full space")
