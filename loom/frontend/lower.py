@@ -14,118 +14,42 @@ Every op the user wrote carries `loom.loc = "file.py:LINE"`.
 from __future__ import annotations
 
 import math
-import operator
 import os
-from dataclasses import dataclass
 
-import sympy
 import torch
 import torch.fx
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import affine, arith, func, scf, tensor
-from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
-    DenseArrayBase,
     DenseIntElementsAttr,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
-    StridedLayoutAttr,
     StringAttr,
     TensorType,
     VectorType,
-    bf16,
-    f16,
-    f32,
     i32,
     i64,
 )
-from xdsl.dialects.linalg.ops import (
-    FillOp,
-    GenericOp,
-    IteratorType,
-    IteratorTypeAttr,
-    MatmulOp,
-    TransposeOp,
-    YieldOp,
-)
-from xdsl.dialects import memref
+from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from loom.errors import (
-    CapacityError,
-    DataDependentIndexError,
-    NonAffineIndexError,
-    TileSizeError,
-    UnsupportedError,
-)
+from loom.errors import CapacityError, TileSizeError, UnsupportedError
+from loom.frontend.access import AccessLowering
+from loom.frontend.compute import _BINARY, _REDUCTIONS, _UNARY, ComputeLowering, _Fusion, _fusable_matmuls
 from loom.frontend.helion import BlockInfo, TracedKernel
-from loom.ir.dialect import ReadOp, SymOp, WriteOp
+from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
+from loom.ir.dialect import SymOp
 
-INDEX = IndexType()
-_DTYPES: dict[torch.dtype, Attribute] = {
-    torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16, torch.int32: i32, torch.int64: i64,
-}
-# Scalar index arithmetic Helion records on SymInts (`b.begin + 1`), with the arith op that builds it.
-_INDEX_ARITH = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "floordiv": arith.FloorDivSIOp}
-
-# Elementwise torch ops and the scalar op that forms the linalg.generic body.
-_BINARY = {
-    "aten.add.Tensor": arith.AddfOp,
-    "aten.sub.Tensor": arith.SubfOp,
-    "aten.mul.Tensor": arith.MulfOp,
-    "aten.div.Tensor": arith.DivfOp,
-    "aten.maximum.default": arith.MaximumfOp,
-    "aten.minimum.default": arith.MinimumfOp,
-}
-_UNARY = {"aten.exp.default": mathd.ExpOp, "aten.exp2.default": mathd.Exp2Op, "aten.log.default": mathd.LogOp}
-_REDUCTIONS = {"aten.amax.default": (arith.MaximumfOp, -math.inf), "aten.sum.dim_IntList": (arith.AddfOp, 0.0)}
 _IDENTITY = {"_mask_to", "_new_var"}  # masking is a no-op while tiles divide their dimensions
 
 
-def element_type(dtype: torch.dtype) -> Attribute:
-    if dtype not in _DTYPES:
-        raise UnsupportedError(f"element type {dtype} is not supported (use float32, bfloat16 or float16)")
-    return _DTYPES[dtype]
-
-
-def target_name(node: torch.fx.Node) -> str:
-    target = node.target
-    if isinstance(target, str):
-        return target
-    name = str(target) if type(target).__name__ == "OpOverload" else getattr(target, "__name__", str(target))
-    return name
-
-
-@dataclass
-class Tile:
-    """A tile value during lowering: its SSA tensor and its logical shape.
-
-    `expanded` lists logical dims that are unit dims added by `x[:, None]` and
-    absent from the SSA tensor; broadcasting consumers index around them.
-    """
-
-    value: SSAValue
-    dims: list  # each: int (static) or BlockInfo (the block size of that tile)
-    expanded: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class _Access:
-    offsets: list  # SSAValue or int
-    sizes: list  # SSAValue or int
-    static_sizes: list[int]
-    kept: list[int]  # dims of the global tensor that remain in the tile
-    tile_dims: list
-
-
-class KernelLowering:
+class KernelLowering(AccessLowering, ComputeLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
@@ -142,10 +66,10 @@ class KernelLowering:
         k = self.k
         tensors = self._global_tensors()
         for name, t in tensors.items():
-            if t.dtype not in _DTYPES:
+            if t.dtype not in DTYPES:
                 raise UnsupportedError(
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
-                    f"{', '.join(str(d) for d in _DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
+                    f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
         arg_types = [MemRefType(element_type(t.dtype), list(t.shape)) for t in tensors.values()]
         entry = Block(arg_types=arg_types)
         for name, arg in zip(tensors, entry.args):
@@ -348,239 +272,6 @@ class KernelLowering:
         raise UnsupportedError(f"operation `{name}` is not supported by Loom yet", self.k.location(node))
 
     # ------------------------------------------------------------- memory ops
-    def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> _Access:
-        """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
-        offsets, sizes, static, kept, tile_dims = [], [], [], [], []
-        if len(index) != len(global_shape):
-            raise UnsupportedError(
-                f"index with {len(index)} entries for a tensor of rank {len(global_shape)}",
-                self.k.location(node),
-            )
-        for dim, (entry, extent) in enumerate(zip(index, global_shape)):
-            if isinstance(entry, slice):
-                if entry != slice(None):
-                    raise UnsupportedError("sliced ranges other than `:` are not supported", self.k.location(node))
-                offsets.append(0)
-                sizes.append(extent)
-                static.append(extent)
-                kept.append(dim)
-                tile_dims.append(extent)
-            elif isinstance(entry, int):
-                offsets.append(entry)
-                sizes.append(1)
-                static.append(1)
-            elif isinstance(entry, torch.fx.Node):
-                offset, block = self.index_offset(entry, node)
-                offsets.append(offset)
-                if block is None:  # a scalar position: the dimension is dropped
-                    sizes.append(1)
-                    static.append(1)
-                elif block.fixed is not None:
-                    sizes.append(block.fixed)
-                    static.append(block.fixed)
-                    kept.append(dim)
-                    tile_dims.append(block.fixed)
-                else:
-                    sizes.append(self.size_value[block.block_id])
-                    static.append(DYNAMIC_INDEX)
-                    kept.append(dim)
-                    tile_dims.append(block)
-            else:
-                raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
-        return _Access(offsets, sizes, static, kept, tile_dims)
-
-    def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
-        """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
-        val = entry.meta.get("val")
-        if isinstance(val, torch.Tensor):
-            raise DataDependentIndexError(
-                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
-                self.k.location(user),
-            )
-        if target_name(entry) in ("_get_symnode", "aten.sym_size.int"):
-            block = self.block_of_symint(entry, user)
-            return self.tile_start(block), block
-        return self.scalar_index(entry, user), None
-
-    def scalar_index(self, node: object, user: torch.fx.Node) -> SSAValue:
-        """A scalar position: an affine expression of tile starts, block sizes and integers."""
-        if isinstance(node, int):
-            return self.const(node)
-        if not isinstance(node, torch.fx.Node) or isinstance(node.meta.get("val"), torch.Tensor):
-            raise DataDependentIndexError(
-                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
-                self.k.location(user),
-            )
-        name = target_name(node)
-        if name == "tile_begin":
-            return self.tile_start(self.block_of_symint(node.args[0], user))
-        if name in ("_get_symnode", "aten.sym_size.int"):
-            return self.size_value[self.block_of_symint(node, user).block_id]
-        if _depends_on_tensor(node):
-            raise DataDependentIndexError(
-                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
-                self.k.location(user),
-            )
-        lhs, rhs = (node.args + (None, None))[:2]
-        constant_operand = isinstance(lhs, int) or isinstance(rhs, int)
-        if name not in _INDEX_ARITH or (name in ("mul", "floordiv") and not constant_operand) \
-                or (name == "floordiv" and not isinstance(rhs, int)):
-            raise NonAffineIndexError(
-                f"index `{getattr(node.meta.get('val'), 'node', node)}` is not affine in the tile indices "
-                "(allowed: tile starts and integers combined with +, -, × constant, // constant)",
-                self.k.location(user),
-            )
-        op = _INDEX_ARITH[name](self.scalar_index(lhs, user), self.scalar_index(rhs, user))
-        return self.b.insert(op).result
-
-    def block_of_symint(self, node: torch.fx.Node, user: torch.fx.Node) -> BlockInfo:
-        val = node.meta.get("val")
-        expr = val.node.expr if isinstance(val, torch.SymInt) else None
-        block = self.sym_of.get(expr)
-        if block is None or block.block_id not in self.iv_value:
-            raise NonAffineIndexError(
-                f"index `{expr}` is not a tile of an enclosing hl.tile loop", self.k.location(user)
-            )
-        return block
-
-    def tile_start(self, block: BlockInfo) -> SSAValue:
-        """`tile index × block size`, built once per scope."""
-        iv = self.iv_value[block.block_id]
-        if block.fixed == 1:
-            return iv
-        key = ("start", block.block_id)
-        if key not in self.const_cache:
-            self.const_cache[key] = self.b.insert(arith.MuliOp(iv, self.size_value[block.block_id])).result
-        return self.const_cache[key]
-
-    def subview(self, source: SSAValue, acc: _Access, node: torch.fx.Node) -> SSAValue:
-        shape = source.type.get_shape()
-        strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
-        layout = StridedLayoutAttr([strides[d] for d in acc.kept], None)
-        result_type = MemRefType(source.type.element_type, [acc.static_sizes[d] for d in acc.kept], layout)
-        op = memref.SubviewOp.get(source, acc.offsets, acc.sizes, [1] * len(shape), result_type)
-        return self.located(op, node).result
-
-    def lower_load(self, node: torch.fx.Node, env: dict) -> Tile:
-        source = env[node.args[0]]
-        acc = self.access(node, source.type.get_shape(), list(node.args[1]))
-        view = self.subview(source, acc, node)
-        result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
-        read = self.located(ReadOp(view, result_type), node).result
-        if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
-            read.name_hint = f"{node.args[0].args[0]}_tile"
-        return Tile(read, acc.tile_dims)
-
-    def lower_store(self, node: torch.fx.Node, env: dict) -> None:
-        dest = env[node.args[0]]
-        acc = self.access(node, dest.type.get_shape(), list(node.args[1]))
-        value = self.materialize(env[node.args[2]], node)
-        if value.value.type.element_type != dest.type.element_type:
-            raise UnsupportedError(
-                f"storing {value.value.type.element_type} into a tensor of {dest.type.element_type}; "
-                "convert with `.to(dtype)` first",
-                self.k.location(node),
-            )
-        view = self.subview(dest, acc, node)
-        self.located(WriteOp(value.value, view), node)
-
-    # ---------------------------------------------------------------- compute
-    def lower_subscript(self, node: torch.fx.Node, env: dict) -> Tile:
-        src: Tile = env[node.args[0]]
-        index = list(node.args[1])
-        if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
-            raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported", self.k.location(node))
-        dims, expanded, source_dim = [], list(src.expanded), 0
-        for pos, entry in enumerate(index):
-            if entry is None:
-                dims.append(1)
-                expanded.append(pos)
-            else:
-                dims.append(src.dims[source_dim])
-                source_dim += 1
-        return Tile(src.value, dims, tuple(expanded))
-
-    def materialize(self, tile: Tile, node: torch.fx.Node) -> Tile:
-        """A tile whose SSA tensor has all its logical dims (unit dims from `[:, None]` made real)."""
-        if not tile.expanded:
-            return tile
-        return self.elementwise_tiles(node, [tile], tile.dims, tile.value.type.element_type, None)
-
-    def lower_permute(self, node: torch.fx.Node, env: dict) -> Tile:
-        src = self.materialize(env[node.args[0]], node)
-        perm = list(node.args[1])
-        dims = [src.dims[p] for p in perm]
-        init = self.empty(dims, src.value.type.element_type)
-        op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
-        return Tile(self.located(op, node).results[0], dims)
-
-    def matmul(self, lhs: Tile, rhs: Tile, acc: Tile, node: torch.fx.Node) -> Tile:
-        if len(lhs.dims) != 2 or len(rhs.dims) != 2:
-            raise UnsupportedError("only 2-D matrix products are supported", self.k.location(node))
-        lhs, rhs, acc = (self.materialize(t, node) for t in (lhs, rhs, acc))
-        op = MatmulOp([lhs.value, rhs.value], [acc.value], [acc.value.type])
-        return Tile(self.located(op, node).res[0], acc.dims)
-
-    def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
-        name = target_name(node)
-        out = node.meta["val"]
-        dims = [self.dim_of(s) for s in out.shape]
-        out_type = element_type(out.dtype)
-        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:2 if name in _BINARY else 1]]
-        if name == "prims.convert_element_type.default":
-            body = None
-        else:
-            body = (_BINARY.get(name) or _UNARY[name])
-        return self.elementwise_tiles(node, operands, dims, out_type, body)
-
-    def elementwise_tiles(self, node, operands: list, dims: list, out_type, body_op) -> Tile:
-        """A `linalg.generic` computing `body_op` elementwise with numpy broadcasting."""
-        rank = len(dims)
-        tiles = [o for o in operands if isinstance(o, Tile)]
-        maps = [_broadcast_map(t, dims) for t in tiles] + [AffineMap.identity(rank)]
-        scalars = {i: o for i, o in enumerate(operands) if not isinstance(o, Tile)}
-        scalar_values = {i: self.fconst(v, out_type) for i, v in scalars.items()}
-        init = self.empty(dims, out_type)
-        body = Block(arg_types=[t.value.type.element_type for t in tiles] + [out_type])
-        bb = Builder(InsertPoint.at_end(body))
-        args, tile_args = [], iter(body.args)
-        for i in range(len(operands)):
-            args.append(scalar_values[i] if i in scalars else next(tile_args))
-        args = [_convert(bb, a, out_type) for a in args]
-        result = args[0] if body_op is None else bb.insert(body_op(*args)).result
-        bb.insert(YieldOp(result))
-        op = GenericOp(
-            [t.value for t in tiles], [init], Region(body), [AffineMapAttr(m) for m in maps],
-            [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [init.type],
-        )
-        return Tile(self.located(op, node).res[0], dims)
-
-    def reduction(self, node: torch.fx.Node, env: dict) -> Tile:
-        name = target_name(node)
-        src = self.materialize(env[node.args[0]], node)
-        rank = len(src.dims)
-        axes = sorted(a % rank for a in node.args[1])
-        if len(node.args) > 2 and node.args[2]:
-            raise UnsupportedError("reductions with keepdim=True are not supported yet; expected keepdim=False "
-                                   "(broadcast the result back with `[:, None]`), found keepdim=True",
-                                   self.k.location(node))
-        body_op, identity = _REDUCTIONS[name]
-        dtype = src.value.type.element_type
-        dims = [d for i, d in enumerate(src.dims) if i not in axes]
-        init = self.filled(dims, dtype, identity, node)
-        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i not in axes)
-        maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]
-        iterators = [IteratorType.REDUCTION if i in axes else IteratorType.PARALLEL for i in range(rank)]
-        body = Block(arg_types=[dtype, dtype])
-        bb = Builder(InsertPoint.at_end(body))
-        bb.insert(YieldOp(bb.insert(body_op(body.args[0], body.args[1])).result))
-        op = GenericOp(
-            [src.value], [init], Region(body), [AffineMapAttr(m) for m in maps],
-            [IteratorTypeAttr(t) for t in iterators], [init.type],
-        )
-        return Tile(self.located(op, node).res[0], dims)
-
-    # ------------------------------------------------------------------ loops
     def lower_loop(self, node: torch.fx.Node, env: dict) -> list:
         graph_id, begins, ends, outer_args = node.args
         loop = self.k.loops[graph_id]
@@ -636,38 +327,6 @@ class KernelLowering:
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
 
 
-@dataclass
-class _Fusion:
-    accumulate: dict  # add node -> (lhs, rhs, accumulator node)
-    widened: dict  # mm node -> dtype it is widened to by a single convert
-    alias: dict  # that convert node -> the mm node, which now produces the wide tile
-    skipped: set
-
-
-def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
-    """`acc + a @ b` (optionally `acc + (a @ b).float()`) becomes one accumulating linalg.matmul,
-    and `(a @ b).float()` a matmul into an fp32 tile: the matrix engine accumulates in fp32."""
-    fusion = _Fusion({}, {}, {}, set())
-    for node in graph.nodes:
-        if target_name(node) != "aten.mm.default" or len(node.users) != 1:
-            continue
-        user = next(iter(node.users))
-        product, convert = node, None
-        if target_name(user) == "prims.convert_element_type.default" and len(user.users) == 1:
-            convert, user = user, next(iter(user.users))
-        if target_name(user) == "aten.add.Tensor":
-            other = user.args[0] if user.args[1] is (convert or product) else user.args[1]
-            if isinstance(other, torch.fx.Node) and other.meta["val"].dtype == user.meta["val"].dtype \
-                    and list(other.meta["val"].shape) == list(user.meta["val"].shape):
-                fusion.accumulate[user] = (product.args[0], product.args[1], other)
-                fusion.skipped.update({product} | ({convert} if convert else set()))
-                continue
-        if convert is not None:
-            fusion.widened[product] = convert.args[1]
-            fusion.alias[convert] = product
-    return fusion
-
-
 def _value_name(node: torch.fx.Node, env: dict) -> str:
     """The SSA name of a tile: the FX node's name, which Helion takes from the source variable;
     a dtype conversion is named after what it converts (`acc_bf16`)."""
@@ -683,45 +342,6 @@ def _graph_outputs(graph: torch.fx.Graph) -> list:
         if node.op == "output":
             return list(node.args[0])
     return []
-
-
-def _depends_on_tensor(node: torch.fx.Node) -> bool:
-    seen, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if isinstance(n.meta.get("val"), torch.Tensor) and target_name(n) != "_host_tensor":
-            return True
-        stack.extend(a for a in n.all_input_nodes)
-    return False
-
-
-def _broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
-    """Map from the output's iteration space to the tile's SSA dims, numpy-style broadcasting."""
-    rank = len(out_dims)
-    offset = rank - len(tile.dims)
-    exprs = []
-    for pos, dim in enumerate(tile.dims):
-        if pos in tile.expanded:
-            continue  # not present in the SSA tensor
-        out_dim = out_dims[offset + pos]
-        if dim == 1 and out_dim != 1:
-            exprs.append(AffineExpr.constant(0))
-        else:
-            exprs.append(AffineExpr.dimension(offset + pos))
-    return AffineMap(rank, 0, tuple(exprs))
-
-
-def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
-    source = value.type
-    if source == to:
-        return value
-    widths = {f16: 16, bf16: 16, f32: 32}
-    if widths[source] < widths[to]:
-        return builder.insert(arith.ExtFOp(value, to)).result
-    return builder.insert(arith.TruncFOp(value, to)).result
 
 
 def check_dram_capacity(kernel: TracedKernel, arch) -> None:

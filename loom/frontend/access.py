@@ -1,0 +1,190 @@
+"""Stage 1, global accesses: index entries -> `memref.subview` offsets and sizes, `loom.read` / `loom.write`.
+
+Offsets must be affine in the tile indices: a tile (`tile_m`) is `tile index x block size`, a
+tile's start (`b.begin`) or an integer; scalar arithmetic on starts is accepted when affine
+(+, -, x constant, // constant). Anything computed from tensor data is a data-dependent index.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, StridedLayoutAttr
+from xdsl.ir import SSAValue
+
+from loom.errors import DataDependentIndexError, NonAffineIndexError, UnsupportedError
+from loom.frontend.helion import BlockInfo
+from loom.frontend.tiles import Tile, target_name
+from loom.ir.dialect import ReadOp, WriteOp
+
+# Scalar index arithmetic Helion records on SymInts (`b.begin + 1`), with the arith op that builds it.
+_INDEX_ARITH = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "floordiv": arith.FloorDivSIOp}
+
+
+@dataclass(frozen=True)
+class _Access:
+    offsets: list  # SSAValue or int
+    sizes: list  # SSAValue or int
+    static_sizes: list[int]
+    kept: list[int]  # dims of the global tensor that remain in the tile
+    tile_dims: list
+
+
+class AccessLowering:
+    """Global reads and writes of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
+
+    def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> _Access:
+        """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
+        offsets, sizes, static, kept, tile_dims = [], [], [], [], []
+        if len(index) != len(global_shape):
+            raise UnsupportedError(
+                f"index with {len(index)} entries for a tensor of rank {len(global_shape)}",
+                self.k.location(node),
+            )
+        for dim, (entry, extent) in enumerate(zip(index, global_shape)):
+            if isinstance(entry, slice):
+                if entry != slice(None):
+                    raise UnsupportedError("sliced ranges other than `:` are not supported", self.k.location(node))
+                offsets.append(0)
+                sizes.append(extent)
+                static.append(extent)
+                kept.append(dim)
+                tile_dims.append(extent)
+            elif isinstance(entry, int):
+                offsets.append(entry)
+                sizes.append(1)
+                static.append(1)
+            elif isinstance(entry, torch.fx.Node):
+                offset, block = self.index_offset(entry, node)
+                offsets.append(offset)
+                if block is None:  # a scalar position: the dimension is dropped
+                    sizes.append(1)
+                    static.append(1)
+                elif block.fixed is not None:
+                    sizes.append(block.fixed)
+                    static.append(block.fixed)
+                    kept.append(dim)
+                    tile_dims.append(block.fixed)
+                else:
+                    sizes.append(self.size_value[block.block_id])
+                    static.append(DYNAMIC_INDEX)
+                    kept.append(dim)
+                    tile_dims.append(block)
+            else:
+                raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
+        return _Access(offsets, sizes, static, kept, tile_dims)
+
+    def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
+        """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
+        val = entry.meta.get("val")
+        if isinstance(val, torch.Tensor):
+            raise DataDependentIndexError(
+                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
+                self.k.location(user),
+            )
+        if target_name(entry) in ("_get_symnode", "aten.sym_size.int"):
+            block = self.block_of_symint(entry, user)
+            return self.tile_start(block), block
+        return self.scalar_index(entry, user), None
+
+    def scalar_index(self, node: object, user: torch.fx.Node) -> SSAValue:
+        """A scalar position: an affine expression of tile starts, block sizes and integers."""
+        if isinstance(node, int):
+            return self.const(node)
+        if not isinstance(node, torch.fx.Node) or isinstance(node.meta.get("val"), torch.Tensor):
+            raise DataDependentIndexError(
+                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
+                self.k.location(user),
+            )
+        name = target_name(node)
+        if name == "tile_begin":
+            return self.tile_start(self.block_of_symint(node.args[0], user))
+        if name in ("_get_symnode", "aten.sym_size.int"):
+            return self.size_value[self.block_of_symint(node, user).block_id]
+        if _depends_on_tensor(node):
+            raise DataDependentIndexError(
+                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
+                self.k.location(user),
+            )
+        lhs, rhs = (node.args + (None, None))[:2]
+        constant_operand = isinstance(lhs, int) or isinstance(rhs, int)
+        if name not in _INDEX_ARITH or (name in ("mul", "floordiv") and not constant_operand) \
+                or (name == "floordiv" and not isinstance(rhs, int)):
+            raise NonAffineIndexError(
+                f"index `{getattr(node.meta.get('val'), 'node', node)}` is not affine in the tile indices "
+                "(allowed: tile starts and integers combined with +, -, × constant, // constant)",
+                self.k.location(user),
+            )
+        op = _INDEX_ARITH[name](self.scalar_index(lhs, user), self.scalar_index(rhs, user))
+        return self.b.insert(op).result
+
+    def block_of_symint(self, node: torch.fx.Node, user: torch.fx.Node) -> BlockInfo:
+        val = node.meta.get("val")
+        expr = val.node.expr if isinstance(val, torch.SymInt) else None
+        block = self.sym_of.get(expr)
+        if block is None or block.block_id not in self.iv_value:
+            raise NonAffineIndexError(
+                f"index `{expr}` is not a tile of an enclosing hl.tile loop", self.k.location(user)
+            )
+        return block
+
+    def tile_start(self, block: BlockInfo) -> SSAValue:
+        """`tile index × block size`, built once per scope."""
+        iv = self.iv_value[block.block_id]
+        if block.fixed == 1:
+            return iv
+        key = ("start", block.block_id)
+        if key not in self.const_cache:
+            self.const_cache[key] = self.b.insert(arith.MuliOp(iv, self.size_value[block.block_id])).result
+        return self.const_cache[key]
+
+    def subview(self, source: SSAValue, acc: _Access, node: torch.fx.Node) -> SSAValue:
+        shape = source.type.get_shape()
+        strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+        layout = StridedLayoutAttr([strides[d] for d in acc.kept], None)
+        result_type = MemRefType(source.type.element_type, [acc.static_sizes[d] for d in acc.kept], layout)
+        op = memref.SubviewOp.get(source, acc.offsets, acc.sizes, [1] * len(shape), result_type)
+        return self.located(op, node).result
+
+    def lower_load(self, node: torch.fx.Node, env: dict) -> Tile:
+        source = env[node.args[0]]
+        acc = self.access(node, source.type.get_shape(), list(node.args[1]))
+        view = self.subview(source, acc, node)
+        result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
+        read = self.located(ReadOp(view, result_type), node).result
+        if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
+            read.name_hint = f"{node.args[0].args[0]}_tile"
+        return Tile(read, acc.tile_dims)
+
+    def lower_store(self, node: torch.fx.Node, env: dict) -> None:
+        dest = env[node.args[0]]
+        acc = self.access(node, dest.type.get_shape(), list(node.args[1]))
+        value = self.materialize(env[node.args[2]], node)
+        if value.value.type.element_type != dest.type.element_type:
+            raise UnsupportedError(
+                f"storing {value.value.type.element_type} into a tensor of {dest.type.element_type}; "
+                "convert with `.to(dtype)` first",
+                self.k.location(node),
+            )
+        view = self.subview(dest, acc, node)
+        self.located(WriteOp(value.value, view), node)
+
+    # ---------------------------------------------------------------- compute
+
+def _depends_on_tensor(node: torch.fx.Node) -> bool:
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if isinstance(n.meta.get("val"), torch.Tensor) and target_name(n) != "_host_tensor":
+            return True
+        stack.extend(a for a in n.all_input_nodes)
+    return False
+
+

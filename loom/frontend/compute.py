@@ -1,0 +1,196 @@
+"""Stage 1, computation: torch ops on tiles -> linalg on tensors.
+
+`acc + a @ b` (and `acc + (a @ b).float()`) is one accumulating `linalg.matmul`; elementwise
+torch ops are `linalg.generic` with numpy broadcasting maps; row reductions are generics with a
+reduction iterator; `x[:, None]` is a lazy unit dimension that broadcasting consumers index around.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import AffineMapAttr, DenseArrayBase, bf16, f16, f32, i64
+from xdsl.dialects.linalg.ops import GenericOp, IteratorType, IteratorTypeAttr, MatmulOp, TransposeOp, YieldOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+
+from loom.errors import UnsupportedError
+from loom.frontend.tiles import Tile, element_type, target_name
+
+# Elementwise torch ops and the scalar op that forms the linalg.generic body.
+_BINARY = {
+    "aten.add.Tensor": arith.AddfOp,
+    "aten.sub.Tensor": arith.SubfOp,
+    "aten.mul.Tensor": arith.MulfOp,
+    "aten.div.Tensor": arith.DivfOp,
+    "aten.maximum.default": arith.MaximumfOp,
+    "aten.minimum.default": arith.MinimumfOp,
+}
+_UNARY = {"aten.exp.default": mathd.ExpOp, "aten.exp2.default": mathd.Exp2Op, "aten.log.default": mathd.LogOp}
+_REDUCTIONS = {"aten.amax.default": (arith.MaximumfOp, -math.inf), "aten.sum.dim_IntList": (arith.AddfOp, 0.0)}
+
+class ComputeLowering:
+    """Compute ops of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
+
+    def lower_subscript(self, node: torch.fx.Node, env: dict) -> Tile:
+        src: Tile = env[node.args[0]]
+        index = list(node.args[1])
+        if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
+            raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported", self.k.location(node))
+        dims, expanded, source_dim = [], list(src.expanded), 0
+        for pos, entry in enumerate(index):
+            if entry is None:
+                dims.append(1)
+                expanded.append(pos)
+            else:
+                dims.append(src.dims[source_dim])
+                source_dim += 1
+        return Tile(src.value, dims, tuple(expanded))
+
+    def materialize(self, tile: Tile, node: torch.fx.Node) -> Tile:
+        """A tile whose SSA tensor has all its logical dims (unit dims from `[:, None]` made real)."""
+        if not tile.expanded:
+            return tile
+        return self.elementwise_tiles(node, [tile], tile.dims, tile.value.type.element_type, None)
+
+    def lower_permute(self, node: torch.fx.Node, env: dict) -> Tile:
+        src = self.materialize(env[node.args[0]], node)
+        perm = list(node.args[1])
+        dims = [src.dims[p] for p in perm]
+        init = self.empty(dims, src.value.type.element_type)
+        op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
+        return Tile(self.located(op, node).results[0], dims)
+
+    def matmul(self, lhs: Tile, rhs: Tile, acc: Tile, node: torch.fx.Node) -> Tile:
+        if len(lhs.dims) != 2 or len(rhs.dims) != 2:
+            raise UnsupportedError("only 2-D matrix products are supported", self.k.location(node))
+        lhs, rhs, acc = (self.materialize(t, node) for t in (lhs, rhs, acc))
+        op = MatmulOp([lhs.value, rhs.value], [acc.value], [acc.value.type])
+        return Tile(self.located(op, node).res[0], acc.dims)
+
+    def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
+        name = target_name(node)
+        out = node.meta["val"]
+        dims = [self.dim_of(s) for s in out.shape]
+        out_type = element_type(out.dtype)
+        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:2 if name in _BINARY else 1]]
+        if name == "prims.convert_element_type.default":
+            body = None
+        else:
+            body = (_BINARY.get(name) or _UNARY[name])
+        return self.elementwise_tiles(node, operands, dims, out_type, body)
+
+    def elementwise_tiles(self, node, operands: list, dims: list, out_type, body_op) -> Tile:
+        """A `linalg.generic` computing `body_op` elementwise with numpy broadcasting."""
+        rank = len(dims)
+        tiles = [o for o in operands if isinstance(o, Tile)]
+        maps = [_broadcast_map(t, dims) for t in tiles] + [AffineMap.identity(rank)]
+        scalars = {i: o for i, o in enumerate(operands) if not isinstance(o, Tile)}
+        scalar_values = {i: self.fconst(v, out_type) for i, v in scalars.items()}
+        init = self.empty(dims, out_type)
+        body = Block(arg_types=[t.value.type.element_type for t in tiles] + [out_type])
+        bb = Builder(InsertPoint.at_end(body))
+        args, tile_args = [], iter(body.args)
+        for i in range(len(operands)):
+            args.append(scalar_values[i] if i in scalars else next(tile_args))
+        args = [_convert(bb, a, out_type) for a in args]
+        result = args[0] if body_op is None else bb.insert(body_op(*args)).result
+        bb.insert(YieldOp(result))
+        op = GenericOp(
+            [t.value for t in tiles], [init], Region(body), [AffineMapAttr(m) for m in maps],
+            [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [init.type],
+        )
+        return Tile(self.located(op, node).res[0], dims)
+
+    def reduction(self, node: torch.fx.Node, env: dict) -> Tile:
+        name = target_name(node)
+        src = self.materialize(env[node.args[0]], node)
+        rank = len(src.dims)
+        axes = sorted(a % rank for a in node.args[1])
+        if len(node.args) > 2 and node.args[2]:
+            raise UnsupportedError("reductions with keepdim=True are not supported yet; expected keepdim=False "
+                                   "(broadcast the result back with `[:, None]`), found keepdim=True",
+                                   self.k.location(node))
+        body_op, identity = _REDUCTIONS[name]
+        dtype = src.value.type.element_type
+        dims = [d for i, d in enumerate(src.dims) if i not in axes]
+        init = self.filled(dims, dtype, identity, node)
+        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i not in axes)
+        maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]
+        iterators = [IteratorType.REDUCTION if i in axes else IteratorType.PARALLEL for i in range(rank)]
+        body = Block(arg_types=[dtype, dtype])
+        bb = Builder(InsertPoint.at_end(body))
+        bb.insert(YieldOp(bb.insert(body_op(body.args[0], body.args[1])).result))
+        op = GenericOp(
+            [src.value], [init], Region(body), [AffineMapAttr(m) for m in maps],
+            [IteratorTypeAttr(t) for t in iterators], [init.type],
+        )
+        return Tile(self.located(op, node).res[0], dims)
+
+    # ------------------------------------------------------------------ loops
+
+@dataclass
+class _Fusion:
+    accumulate: dict  # add node -> (lhs, rhs, accumulator node)
+    widened: dict  # mm node -> dtype it is widened to by a single convert
+    alias: dict  # that convert node -> the mm node, which now produces the wide tile
+    skipped: set
+
+
+def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
+    """`acc + a @ b` (optionally `acc + (a @ b).float()`) becomes one accumulating linalg.matmul,
+    and `(a @ b).float()` a matmul into an fp32 tile: the matrix engine accumulates in fp32."""
+    fusion = _Fusion({}, {}, {}, set())
+    for node in graph.nodes:
+        if target_name(node) != "aten.mm.default" or len(node.users) != 1:
+            continue
+        user = next(iter(node.users))
+        product, convert = node, None
+        if target_name(user) == "prims.convert_element_type.default" and len(user.users) == 1:
+            convert, user = user, next(iter(user.users))
+        if target_name(user) == "aten.add.Tensor":
+            other = user.args[0] if user.args[1] is (convert or product) else user.args[1]
+            if isinstance(other, torch.fx.Node) and other.meta["val"].dtype == user.meta["val"].dtype \
+                    and list(other.meta["val"].shape) == list(user.meta["val"].shape):
+                fusion.accumulate[user] = (product.args[0], product.args[1], other)
+                fusion.skipped.update({product} | ({convert} if convert else set()))
+                continue
+        if convert is not None:
+            fusion.widened[product] = convert.args[1]
+            fusion.alias[convert] = product
+    return fusion
+
+
+
+def _broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
+    """Map from the output's iteration space to the tile's SSA dims, numpy-style broadcasting."""
+    rank = len(out_dims)
+    offset = rank - len(tile.dims)
+    exprs = []
+    for pos, dim in enumerate(tile.dims):
+        if pos in tile.expanded:
+            continue  # not present in the SSA tensor
+        out_dim = out_dims[offset + pos]
+        if dim == 1 and out_dim != 1:
+            exprs.append(AffineExpr.constant(0))
+        else:
+            exprs.append(AffineExpr.dimension(offset + pos))
+    return AffineMap(rank, 0, tuple(exprs))
+
+
+def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
+    source = value.type
+    if source == to:
+        return value
+    widths = {f16: 16, bf16: 16, f32: 32}
+    if widths[source] < widths[to]:
+        return builder.insert(arith.ExtFOp(value, to)).result
+    return builder.insert(arith.TruncFOp(value, to)).result
+
+

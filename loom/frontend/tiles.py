@@ -1,0 +1,46 @@
+"""Shared vocabulary of the stage-1 lowering: tile values, element types, FX target names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+from xdsl.dialects.builtin import IndexType, bf16, f16, f32, i32, i64
+from xdsl.ir import Attribute, SSAValue
+
+from loom.errors import UnsupportedError
+
+INDEX = IndexType()
+DTYPES: dict[torch.dtype, Attribute] = {
+    torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16, torch.int32: i32, torch.int64: i64,
+}
+
+
+def element_type(dtype: torch.dtype) -> Attribute:
+    if dtype not in DTYPES:
+        raise UnsupportedError(f"element type {dtype} is not supported (use float32, bfloat16 or float16)")
+    return DTYPES[dtype]
+
+
+def target_name(node: torch.fx.Node) -> str:
+    target = node.target
+    if isinstance(target, str):
+        return target
+    name = str(target) if type(target).__name__ == "OpOverload" else getattr(target, "__name__", str(target))
+    return name
+
+
+@dataclass
+class Tile:
+    """A tile value during lowering: its SSA tensor and its logical shape.
+
+    `expanded` lists logical dims that are unit dims added by `x[:, None]` and
+    absent from the SSA tensor; broadcasting consumers index around them.
+    """
+
+    value: SSAValue
+    dims: list  # each: int (static) or BlockInfo (the block size of that tile)
+    expanded: tuple[int, ...] = ()
+
+
