@@ -33,6 +33,7 @@ import math
 from dataclasses import dataclass
 
 from loom.arch import Arch
+from loom.baselines.ttnn_matmul import CbModel, interm_tile_bytes, matmul_subblock, multi_dim_per_core_factor
 from loom.backend.program import (
     CB,
     Affine,
@@ -60,11 +61,6 @@ from loom.backend.program import (
     cx,
     cy,
 )
-
-SUBBLOCKS = ((4, 2), (2, 4), (8, 1), (1, 8), (7, 1), (1, 7), (3, 2), (2, 3), (6, 1), (1, 6), (5, 1), (1, 5),
-             (2, 2), (4, 1), (1, 4), (3, 1), (1, 3), (2, 1), (1, 2), (1, 1))
-"""TTNN's subblock search order (`get_matmul_subblock_params`)."""
-
 
 @dataclass(frozen=True)
 class GemmConfig:
@@ -97,10 +93,6 @@ class GemmConfig:
                 f"subblock {self.out_subblock[0]}x{self.out_subblock[1]}, {self.dtype} {self.fidelity}")
 
 
-def _divisors_desc(n: int) -> list[int]:
-    return [d for d in range(n, 0, -1) if n % d == 0]
-
-
 def ttnn_default_config(arch: Arch, M: int, K: int, N: int, dtype: str = "bfloat16",
                         out_dtype: str | None = None, fidelity: str | None = None, fp32_acc: bool = False,
                         grid: tuple[int, int] | None = None) -> GemmConfig:
@@ -116,35 +108,10 @@ def ttnn_default_config(arch: Arch, M: int, K: int, N: int, dtype: str = "bfloat
     kw = kt // gx if kt % gx == 0 else 1
     out_dtype = out_dtype or dtype
     tiles = arch.dtypes.tile_bytes
-    tile_a = tile_b = tiles[dtype]
-    interm = tiles["float32"] if fp32_acc else max(tiles["bfloat16"], tiles[out_dtype])
-
-    def size(m: int, n: int, k: int) -> int:
-        return m * k * 2 * tile_a + n * k * 2 * tile_b + m * n * tile_a + m * n * interm
-
-    limit = arch.l1.usable_bytes
-    m, n, k = pcm, pcn, kw
-    if size(m, n, k) >= limit:
-        mf = [pcm, 1] + [f for f in range(pcm // 2, 1, -1) if pcm % f == 0]
-        nf = [pcn, 1] + [f for f in range(pcn // 2, 1, -1) if pcn % f == 0]
-        factors: dict[int, tuple[int, int]] = {}
-        for a in mf:
-            for b in nf:
-                ratio = max(a, b) / min(a, b)
-                old = factors.get(a * b)
-                if old is None or not max(old) / min(old) < ratio:
-                    factors[a * b] = (a, b)
-        found = None
-        for kk in _divisors_desc(kw):
-            for prod in sorted(factors, reverse=True):
-                a, b = factors[prod]
-                if size(a, b, kk) < limit:
-                    found = (a, b, kk)
-                    break
-            if found:
-                break
-        m, n, k = found or (1, 1, 1)
-    sub = next((h, w) for h, w in SUBBLOCKS if m % h == 0 and n % w == 0 and (not fp32_acc or h * w <= 4))
+    interm = interm_tile_bytes(arch, out_dtype, fp32_acc)
+    cb = CbModel(tiles[dtype], tiles[dtype], interm, 0, arch.l1.usable_bytes)
+    m, n, k = multi_dim_per_core_factor(cb, pcm, pcn, kw, adjust_in0_block_w=True)
+    sub = matmul_subblock(m, n, fp32_acc)
     fid = fidelity or arch.matrix_engine.default_fidelity[dtype]
     used = (-(-nt // pcn), -(-mt // pcm))
     acc = "float32" if interm == tiles["float32"] else "bfloat16"
@@ -250,7 +217,7 @@ def gemm_grid_config(arch: Arch, M: int, K: int, N: int, grid: tuple[int, int], 
     tr, tc = arch.tiling.tile_rows, arch.tiling.tile_cols
     pcm, pcn = (M // tr) // grid[1], (N // tc) // grid[0]
     obh, obw = out_block or (pcm, pcn)
-    sub = next((h, w) for h, w in SUBBLOCKS if obh % h == 0 and obw % w == 0)
+    sub = matmul_subblock(obh, obw, fp32_dest_acc=False)
     return GemmConfig(M, K, N, grid, pcm, pcn, in0_block_w, obh, obw, sub, dtype, dtype, "float32", fidelity)
 
 
