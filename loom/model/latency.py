@@ -178,13 +178,7 @@ class LatencyModel:
         dimension first, so the banks on one line along that dimension (a bank column for the
         reader's NoC, a bank row for the writer's) send everything down that line's links; a bank's
         traffic crosses about half the line, so a line carries about two links' worth."""
-        positions = self.arch.dram.bank_positions
-        if len(self.arch.grid.dims) == 1 or self.arch.noc.count == 1:
-            lines = {tuple(p) for p in positions}
-        else:
-            axis = 0 if engine == "reader" else 1
-            lines = {p[axis] for p in positions}
-        return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
+        return self.bank_line_bandwidth(axis=0 if engine == "reader" else 1)
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates = self.arch.rates
@@ -202,11 +196,16 @@ class LatencyModel:
         """Bytes per cycle the writer's NoC can deliver into the DRAM banks: it ends its route along
         the bank columns, so the banks on one column share that column's links (about two links'
         worth per column, as for loads)."""
+        return self.bank_line_bandwidth(axis=0)
+
+    def bank_line_bandwidth(self, axis: int) -> int:
+        """Two links' worth per distinct line of DRAM banks along `axis` (every bank its own line on
+        a 1-D array or a single NoC)."""
         positions = self.arch.dram.bank_positions
         if len(self.arch.grid.dims) == 1 or self.arch.noc.count == 1:
             lines = {tuple(p) for p in positions}
         else:
-            lines = {p[0] for p in positions}
+            lines = {p[axis] for p in positions}
         return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
 
     def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
