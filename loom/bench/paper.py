@@ -3,7 +3,8 @@
 For every shape: compile with the solver (top-1) and with TTNN's default configuration written as
 a Schedule (`loom.baselines.schedules`), split both into per-core programs, simulate both
 (timing only), and record the simulated speedup over TTNN, the model's error against the
-simulator, and Loom's compile time. All figures are simulated, not measured on hardware.
+simulator, and Loom's compile time. All figures are simulated, not measured on hardware. With an
+output directory, `bench` writes the rows as CSV and draws them (`loom.bench.plots`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Callable
 
 from loom.arch import load_arch
 from loom.baselines.schedules import TTNN
+from loom.bench import plots
 from loom.errors import LoomError
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
@@ -126,8 +128,16 @@ def bench(kernel: str, arch: str, *, limit: int | None = None, jobs: int = 1, ou
             progress(i, len(cases), row)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        with (out_dir / f"{kernel}_{arch}.csv").open("w", newline="") as f:
+        csv_path, *_ = output_files(kernel, arch, out_dir)
+        with csv_path.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(asdict(rows[0])))
             writer.writeheader()
             writer.writerows(asdict(r) for r in rows)
+        plots.bench_figures(rows, out_dir, clock_ghz=load_arch(arch).clock_ghz)
     return rows, summarize(rows)
+
+
+def output_files(kernel: str, arch: str, out_dir: Path) -> list[Path]:
+    """What `bench(kernel, arch, out_dir=out_dir)` writes: the rows as CSV, then its figures."""
+    return [out_dir / f"{kernel}_{arch}.csv", *(plots.figure_path(out_dir, kernel, arch, what)
+                                                for what in plots.FIGURES)]
