@@ -158,7 +158,8 @@ def run_command(
         from loom.run import NumericalMismatch, run
 
         _check_backend(backend, trace)
-        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, total_time_limit)
+        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, total_time_limit,
+                          splits=backend != "ttlang-sim")
         if backend == "ttlang-sim":
             return _run_ttlang_sim(result, kernel_file, shape, quiet)
         source = load_kernel_file(kernel_file)
@@ -275,7 +276,7 @@ def emit_command(
 
         if target != "ttlang":
             raise OptionError(f"--target {target}: expected ttlang")
-        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule)
+        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, splits=False)
         program = build_program(result.lowering.stages["concrete"], result.ranked[0], result.lowering.arch)
         source = load_kernel_file(kernel_file)
         text = emit_ttlang(program, result.lowering.arch,
@@ -302,7 +303,8 @@ def _flops(result) -> float | None:
 
 
 def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule,
-             total_time_limit=None):
+             total_time_limit=None, splits=True):
+    """Compile a kernel file; `splits=False` for the TT-Lang backend, which has no cross-core combine."""
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.pipeline import compile as compile_kernel
     from loom.schedule import Schedule
@@ -318,7 +320,8 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
     full_shape = {**source.size_names(), **sizes}
     return compile_kernel(source.kernel, args, arch, shape=full_shape, top_k=top_k, jobs=jobs,
                           time_limit_s=time_limit, seed=seed, total_time_limit_s=total_time_limit,
-                          block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay)
+                          block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay,
+                          splits=splits)
 
 
 @app.command("bench")
@@ -327,7 +330,7 @@ def bench_command(
     arch: str = typer.Option("wormhole_n150", "--arch", help="wormhole_n150 or blackhole_p150"),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N shapes of the paper's set"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
-    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Where the CSV and JSON go"),
+    out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Where the CSV, JSON and PNGs go"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
     """Loom vs TTNN's default choices over the paper's shape set, simulated on loom.sim."""
@@ -336,7 +339,7 @@ def bench_command(
 
         from rich.progress import Progress
 
-        from loom.bench.paper import bench, shapes
+        from loom.bench.paper import bench, output_files, shapes
 
         name = "matmul" if kernel == "gemm" else kernel
         if name not in ("matmul", "flash_attention", "flash_decode"):
@@ -354,7 +357,10 @@ def bench_command(
                           f"{r.ttnn_sim_cycles:,.0f}" if r.ttnn_sim_cycles else "-",
                           f"{r.speedup_vs_ttnn:.2f}x" if r.speedup_vs_ttnn else "-", f"{r.model_error:+.0%}")
         Console(width=200).print(table)
-        (out / f"{name}_{arch}.summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        summary_path = out / f"{name}_{arch}.summary.json"
+        summary_path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        for path in [*output_files(name, arch, out), summary_path]:
+            err_console.print(f"wrote {path}", highlight=False)
         sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
     except typer.Exit:
         raise

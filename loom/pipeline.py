@@ -61,10 +61,13 @@ def _apply(pass_type) -> Callable[[ModuleOp], ModuleOp]:
 def _frontend(kernel: object, args: tuple, target: Arch) -> ModuleOp:
     from loom.frontend.helion import trace_kernel
     from loom.frontend.lower import check_dram_capacity, lower_kernel
+    from loom.frontend.reductions import annotate_reductions
 
     traced = trace_kernel(kernel, args)
     check_dram_capacity(traced, target)  # the tensors must fit the chip's DRAM
-    return lower_kernel(traced, target.tiling.block_alignment)
+    module = lower_kernel(traced, target.tiling.block_alignment)
+    annotate_reductions(module)  # which device loops may be split across cores, and their combine
+    return module
 
 
 def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage: str = "concrete") -> Lowering:
@@ -122,12 +125,13 @@ class Compilation:
 def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
             top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
             block_sizes: dict[str, int] | None = None, schedule=None,
-            total_time_limit_s: float | None = None) -> Compilation:
+            total_time_limit_s: float | None = None, splits: bool = True) -> Compilation:
     """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6).
 
     `time_limit_s` bounds each candidate's solve; `total_time_limit_s` (default: none) bounds all of
     them together: once it is spent no further candidate starts, and those left are reported as
-    "not solved: total time limit reached"."""
+    "not solved: total time limit reached". `splits=False` leaves reduction loops on one core (for
+    backends that cannot express the cross-core combine)."""
     import time
 
     from loom.errors import OptionError
@@ -137,6 +141,7 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
             raise OptionError(f"{option}: expected a positive number of seconds, found {value:g}")
 
     from loom.mapping.candidates import enumerate_candidates
+    from loom.mapping.reduction import split_note
     from loom.model.constraints import build_model
     from loom.passes.l1_footprint import l1_footprint
     from loom.solve import select
@@ -154,7 +159,7 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
     concrete = lowering.stages["concrete"]
-    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target)  # views x orders x transfers
+    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, splits)  # views x orders x transfers
     if not candidates.candidates:
         raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))
@@ -169,6 +174,7 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
         raise select.no_schedule_error(models, rejected, target, time_limit_s=time_limit_s,
                                        total_time_limit_s=total_time_limit_s, block_sizes=block_sizes)
     chosen = select.to_schedule(ranked[0], target, kernel_name, shape or {}, source)
+    chosen.split_note = split_note(concrete, candidates.candidates, ranked)
     block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
     return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,

@@ -26,6 +26,11 @@ def print_compile_report(result, console: Console | None = None) -> None:
     console.print(f"  candidate      {candidate.name}  (view {candidate.view.name}, "
                   f"{candidate.view.cores} cores, axis order {' > '.join(candidate.order)})", highlight=False)
     console.print(f"  mapping        {_mapping(best)}", highlight=False)
+    split = candidate.split
+    if split is not None:
+        console.print(f"  split          {split.describe()}", highlight=False)
+    elif schedule.split_note:
+        console.print(f"  split          none ({schedule.split_note})", highlight=False)
     for t in candidate.transfers:
         if t.direction == "load":
             group = "x".join(str(g) for g in t.group)

@@ -57,7 +57,11 @@ _SCALARS = {"kernel": ("a string", lambda v: isinstance(v, str)),
             "view": ("a list of lists of integers",
                      lambda v: isinstance(v, list) and all(isinstance(x, list) and all(map(_is_int, x)) for x in v)),
             "spatial": ("a mapping of axis labels", lambda v: isinstance(v, dict)),
-            "transfers": ("a mapping of tensor names", lambda v: isinstance(v, dict))}
+            "transfers": ("a mapping of tensor names", lambda v: isinstance(v, dict)),
+            "split": ("null or {\"loop\": …, \"level\": [dim, level, width], \"combine\": …}",
+                      lambda v: v is None or (isinstance(v, dict) and isinstance(v.get("level"), list)
+                                              and len(v["level"]) == 3 and all(map(_is_int, v["level"])))),
+            "split_note": ("a string", lambda v: isinstance(v, str))}
 _INT_MAPS = {"shape": "a positive integer", "block_sizes": "a positive integer", "knobs": "0 or 1"}
 
 
@@ -82,6 +86,8 @@ class Schedule:
     predicted_us: float | None = None
     dominant: str | None = None
     dominant_share: float | None = None
+    split: dict | None = None  # reduction split: {"loop", "level": [dim, level, width], "combine", "scheme"}
+    split_note: str = ""  # why the kernel's reduction loop is not split (refused, or not chosen)
     source: str = "solver"  # solver | block-sizes | schedule-file | baseline
     notes: list[str] = field(default_factory=list)
     origin: ClassVar[str] = ""  # the file a loaded schedule came from (not part of the JSON)

@@ -14,6 +14,9 @@ what that role does:
 - A multicast load is read by the group's first core, which waits until every receiver has
   reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
   `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
+- A reduction split runs each core's chunk of the split loop; after it the senders ship their
+  partial states to the line's root (`loom.backend.combine`), and only the root runs the rest of
+  the tile body (the epilogue and its stores).
 Every core is its own `CoreGroup` with constant coordinates, so each core's loop counts and
 indices are plain integers and affine loop expressions.
 """
@@ -31,11 +34,14 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from loom.arch import Arch
 from loom.backend import program as P
+from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.types import dtype_name
+from loom.ir.types import enclosing_in
 from loom.mapping.candidates import Candidate
+from loom.mapping.reduction import split_loop_op
 
 _BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div", "maximumf": "max"}
 
@@ -83,6 +89,10 @@ class ProgramBuilder:
         self.engine_of = self._load_engines()
         doubled = {b for k, v in knobs.items() if v for b in knob_buffers.get(k, [])}
         self.buffers = self._classify(doubled)
+        self.split = candidate.split
+        self.split_loop = split_loop_op(self.grid, self.split) if self.split else None
+        self.epilogue_buffers = self._epilogue_buffers() if self.split else set()
+        self.skip_epilogue = False  # set while a split's sender walks the ops after the split loop
 
     def _load_engines(self) -> dict[CopyOp, str]:
         engines = {}
@@ -136,6 +146,28 @@ class ProgramBuilder:
             buffers[bind.buffer] = _Buf(name, "local" if local else "cb", producer, consumer, rows, cols, dtype, slots)
         return buffers
 
+    def _epilogue_buffers(self) -> set[SSAValue]:
+        """Buffers first written after the split loop: only the root core runs them."""
+        body = self.grid.body.block
+        after = {op for op in body.ops if body.get_operation_index(op) > body.get_operation_index(self.split_loop)}
+        out = set()
+        for buffer in self.buffers:
+            reserves = [u.operation for u in buffer.uses if isinstance(u.operation, VbReserveOp)]
+            if reserves and all(enclosing_in(r, body) in after for r in reserves):
+                out.add(buffer)
+        return out
+
+    def _states(self) -> list[State]:
+        binds = {op.label.data: op for op in self.grid.body.block.ops if isinstance(op, VbBindOp)}
+        states = []
+        for label, role in self.split.loop.states:
+            buf = self.buffers[binds[label].buffer]
+            if buf.kind != "local":
+                raise UnsupportedError(f"the partial state '{label}' of the split loop {self.split.loop.name} is a "
+                                       f"circular buffer between {buf.producer} and {buf.consumer}, not a compute buffer")
+            states.append(State(label, role, buf.name, buf.rows, buf.cols, buf.dtype))
+        return states
+
     def _buf_of_view(self, view: SSAValue) -> _Buf:
         owner = view.owner
         return self.buffers[owner.buffer]
@@ -167,6 +199,8 @@ class ProgramBuilder:
                 for d, level, size in axis.levels:
                     core = core * size + level_coord[(d, level)]
                 index[axis.axis] = core
+            if self.split:
+                index[self.split.loop.name] = level_coord[self.split.level[:2]]
             out.append((tuple(coord), index))
         return out
 
@@ -196,10 +230,13 @@ class ProgramBuilder:
                    if b.kind == "local"}
         sems = [P.Semaphore(f"{self.buffers[self._reserve_buffer(c)].name}_{s}")
                 for c, t in self.transfer_of.items() if t.receivers > 1 for s in ("ready", "valid")]
+        if self.split:
+            sems += [P.Semaphore(READY), P.Semaphore(VALID)]
         groups = []
         for coord, index in self.cores():
-            roles = self.core_roles(coord, index)
-            groups.append(P.CoreGroup((coord,), tuple(cbs.values()), tuple(locals_.values()), tuple(sems),
+            roles, extra_cbs, extra_locals = self.core_roles(coord, index)
+            groups.append(P.CoreGroup((coord,), tuple(cbs.values()) + extra_cbs,
+                                      tuple(locals_.values()) + extra_locals, tuple(sems),
                                       tuple(roles.reader), tuple(roles.compute), tuple(roles.writer),
                                       name=f"core {coord}"))
         return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
@@ -207,8 +244,11 @@ class ProgramBuilder:
     def _reserve_buffer(self, copy: CopyOp) -> SSAValue:
         return copy.dest.owner.buffer
 
-    def core_roles(self, coord: tuple[int, ...], index: dict[str, int]) -> _Roles:
-        roles = _Roles()
+    def core_roles(self, coord: tuple[int, ...], index: dict[str, int]) -> tuple[_Roles, tuple, tuple]:
+        """The core's three roles, and the CBs and local buffers its part of a split's combine adds."""
+        self.coord, self.index = coord, index
+        self.combine = combine_code(self.split, self._states(), index[self.split.loop.name], coord) \
+            if self.split else None
         env: dict[SSAValue, P.Affine] = {}
         counts = {}
         for axis in self.axes:
@@ -218,10 +258,12 @@ class ProgramBuilder:
             grid_arg = self.grid.body.block.args[self.axes.index(axis)]
             env[grid_arg] = P.Affine(start) + P.Affine.var(f"t_{axis}")
         body = self.block(self.grid.body.block, env, coord)
+        self.skip_epilogue = False
         for axis in reversed(self.candidate.order):
             body = _Roles(*([P.Loop(f"t_{axis}", counts[axis], tuple(getattr(body, r)))]
                             if getattr(body, r) else [] for r in ("reader", "compute", "writer")))
-        return body
+        extra = (tuple(self.combine.cbs), tuple(self.combine.locals)) if self.combine else ((), ())
+        return (body, *extra)
 
     def block(self, block: Block, env: dict, coord) -> _Roles:
         roles = _Roles()
@@ -230,11 +272,23 @@ class ProgramBuilder:
                 iv = op.body.block.args[0]
                 name = iv.name_hint or "i"
                 env[iv] = P.Affine.var(name)
-                inner = self.block(op.body.block, env, coord)
                 count = self.value(op.ub, env).const - self.value(op.lb, env).const
+                if op is self.split_loop:  # this core's chunk of the split loop
+                    chunk = -(-count // self.split.width)
+                    start = self.index[self.split.loop.name] * chunk
+                    env[iv] = P.Affine(start) + P.Affine.var(name)
+                    count = max(0, min(chunk, count - start))
+                if self.skip_epilogue:
+                    raise UnsupportedError(f"loop {name} follows the split loop {self.split.loop.name}: "
+                                           "an epilogue with loops is not supported after a reduction split")
+                inner = self.block(op.body.block, env, coord)
                 for role in ("reader", "compute", "writer"):
                     if inner.get(role):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(role))))
+                if op is self.split_loop:
+                    roles.compute += self.combine.compute
+                    roles.writer += self.combine.writer
+                    self.skip_epilogue = self.index[self.split.loop.name] != 0
             else:
                 self.op(op, roles, env, coord)
         return roles
@@ -283,6 +337,9 @@ class ProgramBuilder:
         return values[dim]
 
     def op(self, op: Operation, roles: _Roles, env: dict, coord) -> None:
+        if self.skip_epilogue and (isinstance(op, (CopyOp, MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp))
+                                   or getattr(op, "buffer", None) in self.epilogue_buffers):
+            return  # a sender of a split: the epilogue and its stores are the root's
         if isinstance(op, (VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp)):
             buf = self.buffers[op.buffer]
             if buf.kind != "cb":

@@ -29,6 +29,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.ir.dialect import CopyOp, MemAllocOp, SemAllocOp, SymOp, VbBindOp
 from loom.mapping.candidates import Candidate
+from loom.mapping.reduction import Split, split_loop_op
 from loom.mapping.views import DIM_NAMES
 
 INDEX = IndexType()
@@ -40,6 +41,7 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
     (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
     syms = {op.label: op.res for op in module.walk() if isinstance(op, SymOp)}
     levels = [(dim, level, size) for axis in candidate.axes for dim, level, size in axis.levels]
+    levels += [candidate.split.level] if candidate.split else []
     levels.sort()
     core_block = Block(arg_types=[INDEX] * len(levels))
     for (dim, level, _), arg in zip(levels, core_block.args):
@@ -109,6 +111,9 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
         loop.body.block.add_op(scf.YieldOp())
     b.insert(affine.YieldOp.get())
 
+    if candidate.split:
+        _split_loop(then_block, candidate.split, coord[candidate.split.level])
+
     copies = [op for op in then_block.walk() if isinstance(op, CopyOp)]
     for copy, transfer in zip(copies, candidate.transfers):
         copy.attributes["mode"] = StringAttr(transfer.mode)
@@ -135,3 +140,20 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
     grid.erase(safe_erase=False)
     module.verify()
     return module
+
+
+def _split_loop(body: Block, split: Split, core: SSAValue) -> None:
+    """The split loop runs the core's chunk `[core * T, min((core + 1) * T, n))`, T = ceil(n / width),
+    and says how its partial states combine."""
+    loop = split_loop_op(body, split)
+    b = Builder(InsertPoint.before(loop))
+
+    def const(value: int) -> SSAValue:
+        return b.insert(arith.ConstantOp.from_int_and_width(value, INDEX)).result
+
+    chunk = b.insert(arith.CeilDivUIOp(loop.ub, const(split.width))).result
+    chunk.name_hint = f"chunk_{split.loop.name}"
+    start = b.insert(arith.MuliOp(core, chunk)).result
+    stop = b.insert(arith.MinUIOp(b.insert(arith.AddiOp(start, chunk)).result, loop.ub)).result
+    loop.operands = [start, stop, loop.step]
+    loop.attributes["loom.split"] = StringAttr(f"{split.width} cores ({split.scheme} to core 0, {split.loop.combine})")

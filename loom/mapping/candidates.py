@@ -10,6 +10,10 @@ core array, an axis order, and a transfer mode for every DRAM load.
   (row = x, column = y, rect = both) is legal when the architecture declares the shape. Each
   load gets unicast plus every legal multicast; two modes that reach the same set of cores are
   one mode (a larger region that moves strictly more bytes over the same links is dropped).
+- Reduction split (`loom.mapping.reduction`): when the tile body has a splittable device loop,
+  every view also yields candidates whose innermost level of one physical dimension runs that
+  loop's iterations (a line of cores computing partial states, gathered and combined by its
+  first core); the other levels map the grid axes as above.
 Nothing is solved here: block sizes and pipeline knobs stay free.
 """
 
@@ -26,10 +30,17 @@ from xdsl.dialects.builtin import ModuleOp
 from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.axis_order import AxisScore, dominance_edges, linear_extensions
+from loom.mapping.reduction import ReductionLoop, Split, reduction_loop
 from loom.mapping.reuse import AccessReuse, access_reuse
 from loom.mapping.views import DIM_NAMES, View, enumerate_views
 
 SHAPE_OF_DIMS = {(0,): "row", (1,): "column", (0, 1): "rect"}
+# Pruning: reduction splits are offered only when the grid axes have fewer tiles of the minimum
+# block than this many per core. With more, every core can already run an output block of 16
+# tiles (128x128), past which a split buys no operand reuse the block itself cannot; the split
+# would add a combine and shrink nothing. Split candidates use every core when some such view
+# fits (otherwise any view), and multicast each load over its largest legal group.
+SPLIT_BELOW_TILES_PER_CORE = 16
 
 
 @dataclass(frozen=True)
@@ -74,12 +85,19 @@ class Candidate:
     transfers: tuple[Transfer, ...]
     free_symbols: tuple[str, ...]
     knobs: tuple[str, ...]
+    split: Split | None = None
 
     @property
     def name(self) -> str:
         order = "".join(a[5:] if a.startswith("tile_") else a for a in self.order)
         loads = ".".join(t.label for t in self.transfers if t.direction == "load")
-        return f"{self.view.name}.{order}" + (f".{loads}" if loads else "")
+        split = f".{self.split.label}" if self.split else ""
+        return f"{self.view.name}.{order}{split}" + (f".{loads}" if loads else "")
+
+    @property
+    def roots(self) -> int:
+        """Cores that run the epilogue and its stores (all but the split's non-root cores)."""
+        return self.view.cores // (self.split.width if self.split else 1)
 
     def axis(self, name: str) -> AxisMapping:
         return next(a for a in self.axes if a.axis == name)
@@ -128,11 +146,14 @@ def _axis_extents(module: ModuleOp, labels: list[str], syms: dict[str, SymOp]) -
     return axes
 
 
-def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping]) -> tuple[AxisMapping, ...] | None:
+def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
+            reserved: tuple[int, int] | None = None) -> tuple[AxisMapping, ...] | None:
+    """Level l of every dimension to axis order[l] (the deepest to the last); `reserved` (dim,
+    level) runs a reduction split instead."""
     levels: dict[str, list[tuple[int, int, int]]] = {a: [] for a in order}
     for dim, factors in enumerate(view.levels):
         for level, size in enumerate(factors):
-            if size > 1:
+            if size > 1 and (dim, level) != reserved:
                 levels[order[min(level, len(order) - 1)]].append((dim, level, size))
     mapped = []
     for axis in axes:
@@ -180,8 +201,9 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
     return options
 
 
-def enumerate_candidates(module: ModuleOp, arch: Arch) -> CandidateSet:
-    """All retained candidates of a concretized (stage 3) module on `arch`."""
+def enumerate_candidates(module: ModuleOp, arch: Arch, splits: bool = True) -> CandidateSet:
+    """All retained candidates of a concretized (stage 3) module on `arch` (with reduction splits
+    unless `splits` is False: a backend that cannot express the combine)."""
     start = time.perf_counter()
     grid, labels, syms = grid_axes(module)
     axes = _axis_extents(module, labels, syms)
@@ -195,28 +217,52 @@ def enumerate_candidates(module: ModuleOp, arch: Arch) -> CandidateSet:
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
         candidates = _mapped(all_views, orders, axes, reuse, arch, free)
+    loop = reduction_loop(module) if splits else None
+    if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
+        full = [v for v in views if v.occupancy == tuple(arch.grid.dims)]
+        split = _mapped(full, orders, axes, reuse, arch, free, loop, only_splits=True)
+        candidates += split or _mapped(all_views, orders, axes, reuse, arch, free, loop, only_splits=True)
     modes_per_load = 1 + len(arch.noc.multicast)
     loads = sum(1 for r in reuse if r.direction == "load")
     full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads
     return CandidateSet(candidates, full, scores, time.perf_counter() - start)
 
 
-def _mapped(views, orders, axes, reuse, arch: Arch, free) -> list[Candidate]:
+def _splits(view: View, loop: ReductionLoop | None, alignment: int) -> list[Split | None]:
+    """No split, and the innermost level of each dimension running the reduction loop."""
+    options: list[Split | None] = [None]
+    if loop is None:
+        return options
+    for dim, factors in enumerate(view.levels):
+        if factors and factors[-1] > 1 and factors[-1] <= loop.most_tiles(alignment):
+            options.append(Split(loop, (dim, len(factors) - 1, factors[-1])))
+    return options
+
+
+def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | None = None,
+            only_splits: bool = False) -> list[Candidate]:
     seen: set = set()
     candidates = []
     for view in views:
-        for order in orders:
-            mapped = _assign(view, order, axes)
-            if mapped is None:
-                continue
-            per_access = [_transfer_options(r, mapped, arch) for r in reuse]
-            for transfers in itertools.product(*per_access):
-                key = (tuple((a.axis, a.levels) for a in mapped), order, tuple(t.group for t in transfers))
-                if key in seen:
+        for split in _splits(view, loop, arch.tiling.block_alignment)[1 if only_splits else 0:]:
+            reserved = split.level[:2] if split else None
+            for order in orders:
+                mapped = _assign(view, order, axes, reserved)
+                if mapped is None:
                     continue
-                seen.add(key)
-                knobs = tuple(f"db_{t.tensor}" for t in transfers if t.direction == "load")
-                candidates.append(Candidate(view, order, mapped, tuple(transfers), free, knobs))
+                # the split's level takes part in deciding which cores form a contiguous multicast group
+                bystander = (AxisMapping(split.loop.name, 0, None, 1, (split.level,)),) if split else ()
+                per_access = [_transfer_options(r, mapped + bystander, arch) for r in reuse]
+                if split:  # split candidates multicast every load over its largest legal group
+                    per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
+                for transfers in itertools.product(*per_access):
+                    key = (tuple((a.axis, a.levels) for a in mapped), order, tuple(t.group for t in transfers),
+                           split.level if split else None)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    knobs = tuple(f"db_{t.tensor}" for t in transfers if t.direction == "load")
+                    candidates.append(Candidate(view, order, mapped, tuple(transfers), free, knobs, split))
     return candidates
 
 

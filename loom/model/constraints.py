@@ -4,7 +4,8 @@
       x_k a positive multiple of the architecture's block alignment, at most the extent it tiles,
           and dividing it (tail tiles are not supported),
       L1 footprint (stage 3's storage slots, doubled where a pipe overlaps the transfer that
-          fills or drains them) <= usable L1,
+          fills or drains them; on a split's root core also the gathered partial states and
+          the combine's temporaries) <= usable L1,
 Cores past the last tile of an axis idle (the model's ceil divisions account for them), except
       along an axis whose cores share a multicast: there the tiles must split evenly.
 The matrix engine's minimum of 32 per dimension is implied by the alignment.
@@ -20,8 +21,8 @@ from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
-from loom.model.heg import HEG, build_heg
-from loom.model.latency import Latency, candidate_latency, dim_expr
+from loom.model.heg import HEG, Combine, For, Pipe, Seq, build_heg
+from loom.model.latency import Latency, candidate_latency, dim_expr, tiles
 from loom.passes.l1_footprint import L1Footprint, l1_footprint
 from loom.solve.cpsat import Constraint, Problem
 
@@ -52,6 +53,28 @@ def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]]) -
     return E.add(*terms)
 
 
+def _combines(heg: HEG) -> list[Combine]:
+    if isinstance(heg, Combine):
+        return [heg]
+    if isinstance(heg, Seq):
+        return [c for item in heg.items for c in _combines(item)]
+    if isinstance(heg, (For, Pipe)):
+        return _combines(heg.child)
+    return []
+
+
+def combine_footprint(heg: HEG, tile: tuple[int, int]) -> E.Expr:
+    """L1 a split's root core adds: width - 1 gathered partial states, plus the log-sum-exp
+    temporaries (new max, two rescale factors, one product per rescaled state)."""
+    terms = []
+    for node in _combines(heg):
+        size = {p.buffer: E.mul(tiles(p.dims[0], tile), tile[0] * tile[1] * p.element_bytes) for p in node.states}
+        terms.append(E.mul(node.split.width - 1, E.add(*size.values())))
+        if node.split.loop.combine == "lse":
+            terms += [E.mul(3, size[p.buffer]) if p.ops[0] == "max" else size[p.buffer] for p in node.states]
+    return E.add(*terms, label="combine buffers") if terms else E.Const(0)
+
+
 def _multicast_axes(candidate: Candidate) -> list:
     """Axes over whose cores some load is multicast: every core of a group must load the same blocks."""
     shared = {axis for t in candidate.transfers if t.receivers > 1 for axis in t.access.spatial}
@@ -63,6 +86,8 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint:
     latency = candidate_latency(arch, candidate, heg)
     footprint = footprint or l1_footprint(concrete, (arch.tiling.tile_rows, arch.tiling.tile_cols))
     l1 = footprint_expr(footprint, latency.load_knob_buffers)
+    if candidate.split:
+        l1 = E.add(l1, combine_footprint(heg, (arch.tiling.tile_rows, arch.tiling.tile_cols)))
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
                               l1, arch.l1.usable_bytes)]
     for axis in _multicast_axes(candidate):

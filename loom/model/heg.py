@@ -1,13 +1,15 @@
 """Stage 5a: the hierarchical execution graph (HEG) of a candidate.
 
-    g ::= pipe(load*, g, store*) | for(i, g) | seq(g, g, ...) | compute*
+    g ::= pipe(load*, g, store*) | for(i, g) | seq(g, g, ...) | compute* | combine
 
 The HEG of one core's program is read off the concretized (stage 3) IR and the candidate:
 - the candidate's temporal loops (one per grid axis, in axis order) repeat the tile body;
 - a block of IR (the tile body, a device loop body) is a `pipe` whose load stage holds the
   block's DRAM→L1 copies, whose store stage holds its L1→DRAM copies, and whose middle is the
   `seq` of its compute ops and nested loops;
-- a device loop is `for(ceil(extent / block), pipe(...))`.
+- a device loop is `for(ceil(extent / block), pipe(...))`; a loop the candidate splits across a
+  line of cores runs its chunk, `for(ceil(ceil(extent / block) / width), ...)`, followed by the
+  `combine` of the partial states on the line's root core.
 Primitives record what they do (shape in source symbols, bytes, transfer); their latency is
 priced by `loom.model.latency` from the architecture description.
 """
@@ -25,6 +27,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
 from loom.ir.types import element_bytes
 from loom.mapping.candidates import Candidate, Transfer
+from loom.mapping.reduction import Split
 from loom.passes.l1_footprint import _dims
 
 Dim = int | str  # a static extent or a loom.sym label
@@ -77,7 +80,16 @@ class Seq:
     items: list[HEG] = field(default_factory=list)
 
 
-HEG = Pipe | For | Seq | Compute
+@dataclass
+class Combine:
+    """A split loop's combine: `width - 1` cores send their partial states to the root, which merges
+    them (`scheme` sum | max | lse) one partial at a time."""
+
+    split: Split
+    states: list[Primitive]  # one per carried buffer (kind "state": its dims and element size)
+
+
+HEG = Pipe | For | Seq | Compute | Combine
 
 
 def _element_bytes(value: SSAValue) -> int:
@@ -140,7 +152,7 @@ def _loop_trips(loop: scf.ForOp) -> tuple[Dim, Dim]:
     return ub.value.value.data, 1
 
 
-def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict) -> Pipe:
+def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split: Split | None = None) -> Pipe:
     loads, stores, middle = [], [], Seq()
     pending: list[Primitive] = []
     for op in block.ops:
@@ -150,7 +162,11 @@ def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict) -> Pi
                 pending = []
             iv = op.body.block.args[0].name_hint or "loop"
             extent, blk = _loop_trips(op)
-            middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index)))
+            split_here = split is not None and iv.removesuffix("_idx") == split.loop.name
+            middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index),
+                                    spatial=split.width if split_here else 1))
+            if split_here:
+                middle.items.append(Combine(split, _states(block, split)))
             continue
         prim = _primitive(op, transfers, copy_index)
         if prim is None:
@@ -172,7 +188,7 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     copies = [op for op in grid.walk() if isinstance(op, CopyOp)]
     copy_index = {op: i for i, op in enumerate(copies)}
     transfers = dict(enumerate(candidate.transfers))
-    body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index)
+    body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index, candidate.split)
     for name in reversed(candidate.order):
         axis = candidate.axis(name)
         block = axis.block if axis.block else (axis.fixed_block or 1)
@@ -180,8 +196,21 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     return body
 
 
+def _states(block: Block, split: Split) -> list[Primitive]:
+    binds = {op.label.data: op for op in block.ops if isinstance(op, VbBindOp)}
+    states = []
+    for label, role in split.loop.states:
+        buffer = binds[label].buffer
+        states.append(Primitive("state", (buffer_dims(buffer),), _element_bytes(buffer), ops=(role,), buffer=label,
+                                dtype=str(buffer.type.element_type)))
+    return states
+
+
 def pretty(heg: HEG, indent: int = 0) -> str:
     pad = "  " * indent
+    if isinstance(heg, Combine):
+        return (f"{pad}combine {heg.split.loop.combine} of {', '.join(p.buffer for p in heg.states)} "
+                f"from {heg.split.width} cores ({heg.split.scheme})")
     if isinstance(heg, Compute):
         return pad + "compute(" + ", ".join(p.label for p in heg.ops) + ")"
     if isinstance(heg, Seq):
@@ -195,4 +224,4 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["Compute", "For", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]
+__all__ = ["Combine", "Compute", "For", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]

@@ -20,6 +20,13 @@ throughput):
   architecture uses for its input type, plus a fixed call latency;
 - elementwise, reduction, fill, copy and transpose ops cost their tiles × the vector-unit cycles
   per tile of each body op.
+- a split loop's combine (root core of a line of `w` cores): each sender copies its partial
+  states into a circular buffer and writes them into the root's L1 (the root receives
+  (w-1) states at the measured 1 <- all rate, a sender writes at the 1 -> 1 rate), after a
+  ready/valid semaphore round trip across w - 1 hops; the root then merges the w - 1 partials
+  on the vector unit (sum: one add per state tile; lse: max, two subtractions and two
+  exponentials per max tile, two multiplies and an add per rescaled tile). Only the roots
+  run the epilogue, so only they store.
 Each priced term carries a category (dram, noc, compute, fixed) for the report.
 """
 
@@ -33,7 +40,7 @@ from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
-from loom.model.heg import HEG, Compute, For, Pipe, Primitive, Seq
+from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq
 
 _VECTOR_OP = {"addf": "add", "subf": "sub", "mulf": "mul", "maximumf": "max", "minimumf": "max", "exp": "exp",
               "exp2": "exp", "log": "exp", "truncf": "copy", "extf": "copy"}
@@ -96,6 +103,8 @@ class LatencyModel:
             return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
         if isinstance(heg, Compute):
             return E.add(*[self.compute(p, repeat) for p in heg.ops])
+        if isinstance(heg, Combine):
+            return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
 
     def trips(self, loop: For) -> E.Expr:
@@ -182,12 +191,11 @@ class LatencyModel:
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates = self.arch.rates
-        cores = self.candidate.view.cores
         sizes = [block_bytes(p) for p in stores]
         per_core = E.add(*[E.rate(s, rates.dram_write) for s in sizes],
                          self.arch.noc.transfer_issue_cycles * len(stores))
         self.result.categories["dram"].append(E.mul(repeat, per_core))
-        total = E.mul(cores, E.add(*sizes))
+        total = E.mul(self.candidate.roots, E.add(*sizes))
         shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
                            E.rate(total, self.dram_egress(), label="NoC links into the DRAM banks"))
         return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
@@ -207,6 +215,33 @@ class LatencyModel:
         else:
             lines = {p[axis] for p in positions}
         return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
+
+    def combine(self, node: Combine, repeat: E.Expr) -> E.Expr:
+        noc, rates, vector = self.arch.noc, self.arch.rates, self.arch.vector_unit.cycles_per_tile
+        senders = node.split.width - 1
+        state_tiles = {p.buffer: tiles(p.dims[0], self.tile) for p in node.states}
+        state_bytes = E.add(*[E.mul(state_tiles[p.buffer], self.tile[0] * self.tile[1] * p.element_bytes)
+                              for p in node.states])
+        path = senders * noc.hop_latency_cycles + noc.niu_latency_cycles
+        pack = E.mul(E.add(*state_tiles.values()), vector["copy"])
+        send = E.add(E.maximum(E.rate(state_bytes, rates.core_to_core),
+                               E.rate(E.mul(senders, state_bytes), rates.gather_all)),
+                     3 * path + noc.transfer_issue_cycles * len(node.states), label="gather partial states")
+        per_partial = []
+        for p in node.states:
+            role = p.ops[0]
+            if role == "sum":
+                ops = vector["add"]
+            elif role == "max":
+                ops = vector["max"] + (2 * vector["sub"] + 2 * vector["exp"] + vector["copy"]
+                                       if node.split.loop.combine == "lse" else 0)
+            else:  # rescaled
+                ops = 2 * vector["mul"] + vector["add"]
+            per_partial.append(E.mul(state_tiles[p.buffer], ops))
+        merge = E.mul(senders, E.add(*per_partial), label=f"merge {senders} partials ({node.split.loop.combine})")
+        self.result.categories["noc"].append(E.mul(repeat, send))
+        self.result.categories["compute"].append(E.mul(repeat, E.add(pack, merge)))
+        return E.add(pack, send, merge, label=f"combine {node.split.label}")
 
     def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
         vector = self.arch.vector_unit.cycles_per_tile

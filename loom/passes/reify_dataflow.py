@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder, InsertPoint
 from xdsl.context import Context
 from xdsl.dialects import affine, func, memref, scf, tensor
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -134,8 +134,10 @@ class _Reifier:
             order = {o: i for i, o in enumerate(body.ops)}
             yield_op = body.last_op
             copies = []
+            carried = []
             for init, arg, res, yielded in zip(op.iter_args, body.args[1:], op.results, yield_op.operands):
                 buf = self.new_buffer(arg, arg.name_hint)
+                carried.append(StringAttr(buf.owner.label.data))
                 self.vb[arg] = self.vb[res] = buf
                 if init.owner.parent_block() is block and _use_count(init) == 1 and isinstance(init.owner, _LINALG):
                     self.direct_init.add(init)
@@ -152,6 +154,7 @@ class _Reifier:
                 else:
                     copies.append((yielded, arg))
             self.yield_copies[op] = copies
+            op.attributes["loom.carried"] = ArrayAttr(carried)  # the buffers that hold the loop's state
 
     # -------------------------------------------------------------- emission
     def emit_block(self, block: Block, b: Builder) -> None:

@@ -229,7 +229,9 @@ def _check_agrees(model: CandidateModel, schedule: Schedule) -> None:
                                      f"expected {want[key]!r} (the multicast region of candidate '{c.name}'), "
                                      f"found {given[key]!r}")
     checks = {"view": [list(levels) for levels in c.view.levels], "order": list(c.order),
-              "spatial": {a.axis: [list(lv) for lv in a.levels] for a in c.axes}}
+              "spatial": {a.axis: [list(lv) for lv in a.levels] for a in c.axes},
+              "split": {"loop": c.split.loop.name, "level": list(c.split.level), "combine": c.split.loop.combine,
+                        "scheme": c.split.scheme} if c.split else None}
     for field, want in checks.items():
         given = getattr(schedule, field)
         if given and given != want:
@@ -297,6 +299,9 @@ def to_schedule(best: Ranked, arch: Arch, kernel: str, shape: dict[str, int], so
         spatial={a.axis: [list(lv) for lv in a.levels] for a in candidate.axes},
         transfers={t.tensor: {"mode": t.mode, "group": list(t.group)} for t in candidate.transfers
                    if t.direction == "load"},
+        split=({"loop": candidate.split.loop.name, "level": list(candidate.split.level),
+                "combine": candidate.split.loop.combine, "scheme": candidate.split.scheme}
+               if candidate.split else None),
         block_sizes=block_sizes, knobs=knobs, predicted_cycles=best.cycles,
         predicted_us=round(best.cycles / (arch.clock_ghz * 1000), 3), dominant=dominant,
         dominant_share=round(share, 4), source=source,

@@ -113,7 +113,7 @@ builtin.module {
         } -> tensor<?x?xbf16>
         %acc_3 = linalg.matmul {loom.loc = "flash_attention.py:32"} ins(%exp_bf16, %v_blk : tensor<?x?xbf16>, tensor<?x64xbf16>) outs(%mul_1 : tensor<?x64xf32>) -> tensor<?x64xf32>
         scf.yield %m_new, %l_i_3, %acc_3 : tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>
-      } {loom.loc = "flash_attention.py:24"}
+      } {loom.loc = "flash_attention.py:24", loom.combine = "lse", loom.carried_roles = ["max", "rescaled", "rescaled"]}
       %77 = tensor.empty(%tile_m) : tensor<?x64xf32>
       %div = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc_1, %l_i_1 : tensor<?x64xf32>, tensor<?xf32>) outs(%77 : tensor<?x64xf32>) attrs =  {loom.loc = "flash_attention.py:34"} {
       ^bb0(%78: f32, %79: f32, %80: f32):

@@ -227,7 +227,7 @@ builtin.module {
         linalg.copy ins(%62 : memref<?xf32, "L1">) outs(%119 : memref<?xf32, "L1">)
         loom.vb.commit %vb_m_i : memref<?xf32, "L1">
         loom.vb.release %vb_m_new : memref<?xf32, "L1">
-      } {loom.loc = "flash_attention.py:24"}
+      } {loom.loc = "flash_attention.py:24", loom.combine = "lse", loom.carried_roles = ["max", "rescaled", "rescaled"], loom.carried = ["m_i", "l_i", "acc"]}
       loom.vb.release %vb_q_blk : memref<?x64xbf16, "L1">
       %120 = loom.vb.acquire %vb_m_i : memref<?xf32, "L1">
       loom.vb.release %vb_m_i : memref<?xf32, "L1">

@@ -70,19 +70,19 @@ builtin.module {
           scf.if %31 {
             %32 = arith.constant 0xff800000 : f32
             %33 = loom.vb.reserve %vb_m_i : memref<1xf32, "L1">
-            linalg.fill {loom.loc = "flash_decode.py:24"} ins(%32 : f32) outs(%33 : memref<1xf32, "L1">)
+            linalg.fill {loom.loc = "flash_decode.py:26"} ins(%32 : f32) outs(%33 : memref<1xf32, "L1">)
             loom.vb.commit %vb_m_i : memref<1xf32, "L1">
             %34 = arith.constant 0.000000e+00 : f32
             %35 = loom.vb.reserve %vb_l_i : memref<1xf32, "L1">
-            linalg.fill {loom.loc = "flash_decode.py:25"} ins(%34 : f32) outs(%35 : memref<1xf32, "L1">)
+            linalg.fill {loom.loc = "flash_decode.py:27"} ins(%34 : f32) outs(%35 : memref<1xf32, "L1">)
             loom.vb.commit %vb_l_i : memref<1xf32, "L1">
             %36 = arith.constant 0.000000e+00 : f32
             %37 = loom.vb.reserve %vb_acc : memref<1x64xf32, "L1">
-            linalg.fill {loom.loc = "flash_decode.py:26"} ins(%36 : f32) outs(%37 : memref<1x64xf32, "L1">)
+            linalg.fill {loom.loc = "flash_decode.py:28"} ins(%36 : f32) outs(%37 : memref<1x64xf32, "L1">)
             loom.vb.commit %vb_acc : memref<1x64xf32, "L1">
-            %38 = memref.subview %q[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:27"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
+            %38 = memref.subview %q[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:29"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
             %39 = loom.vb.reserve %vb_q_blk : memref<1x64xbf16, "L1">
-            loom.copy %38, %39 {loom.loc = "flash_decode.py:27", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<1x64xbf16, strided<[64, 1], offset: ?>>, memref<1x64xbf16, "L1">
+            loom.copy %38, %39 {loom.loc = "flash_decode.py:29", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<1x64xbf16, strided<[64, 1], offset: ?>>, memref<1x64xbf16, "L1">
             loom.vb.commit %vb_q_blk : memref<1x64xbf16, "L1">
             %40 = arith.constant 256 : index
             %41 = arith.ceildivui %40, %tile_n : index
@@ -90,13 +90,13 @@ builtin.module {
             %43 = loom.vb.acquire %vb_q_blk : memref<1x64xbf16, "L1">
             scf.for %tile_n_idx = %42 to %41 step %0 {
               %44 = arith.muli %tile_n_idx, %tile_n : index
-              %45 = memref.subview %k[%b_idx, %h_idx, %44, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:29"} : memref<2x2x256x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+              %45 = memref.subview %k[%b_idx, %h_idx, %44, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:31"} : memref<2x2x256x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
               %46 = loom.vb.reserve %vb_k_blk : memref<?x64xbf16, "L1">
-              loom.copy %45, %46 {loom.loc = "flash_decode.py:29", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
+              loom.copy %45, %46 {loom.loc = "flash_decode.py:31", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
               loom.vb.commit %vb_k_blk : memref<?x64xbf16, "L1">
-              %47 = memref.subview %v[%b_idx, %h_idx, %44, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:30"} : memref<2x2x256x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+              %47 = memref.subview %v[%b_idx, %h_idx, %44, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:32"} : memref<2x2x256x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
               %48 = loom.vb.reserve %vb_v_blk : memref<?x64xbf16, "L1">
-              loom.copy %47, %48 {loom.loc = "flash_decode.py:30", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
+              loom.copy %47, %48 {loom.loc = "flash_decode.py:32", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
               loom.vb.commit %vb_v_blk : memref<?x64xbf16, "L1">
               %49 = loom.vb.acquire %vb_k_blk : memref<?x64xbf16, "L1">
               %50 = loom.vb.reserve %vb_permute : memref<64x?xbf16, "L1">
@@ -105,20 +105,20 @@ builtin.module {
               loom.vb.release %vb_k_blk : memref<?x64xbf16, "L1">
               %51 = arith.constant 0.000000e+00 : f32
               %52 = loom.vb.reserve %vb_mm : memref<1x?xf32, "L1">
-              linalg.fill {loom.loc = "flash_decode.py:31"} ins(%51 : f32) outs(%52 : memref<1x?xf32, "L1">)
+              linalg.fill {loom.loc = "flash_decode.py:33"} ins(%51 : f32) outs(%52 : memref<1x?xf32, "L1">)
               loom.vb.commit %vb_mm : memref<1x?xf32, "L1">
               %53 = loom.vb.acquire %vb_permute : memref<64x?xbf16, "L1">
               %54 = loom.vb.acquire %vb_mm : memref<1x?xf32, "L1">
               loom.vb.release %vb_mm : memref<1x?xf32, "L1">
               %55 = loom.vb.reserve %vb_mm : memref<1x?xf32, "L1">
-              linalg.matmul {loom.loc = "flash_decode.py:31"} ins(%43, %53 : memref<1x64xbf16, "L1">, memref<64x?xbf16, "L1">) outs(%55 : memref<1x?xf32, "L1">)
+              linalg.matmul {loom.loc = "flash_decode.py:33"} ins(%43, %53 : memref<1x64xbf16, "L1">, memref<64x?xbf16, "L1">) outs(%55 : memref<1x?xf32, "L1">)
               loom.vb.commit %vb_mm : memref<1x?xf32, "L1">
               loom.vb.release %vb_permute : memref<64x?xbf16, "L1">
               %56 = arith.constant 1.250000e-01 : f32
               %57 = loom.vb.acquire %vb_mm : memref<1x?xf32, "L1">
               loom.vb.release %vb_mm : memref<1x?xf32, "L1">
               %58 = loom.vb.reserve %vb_mm : memref<1x?xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%57 : memref<1x?xf32, "L1">) outs(%58 : memref<1x?xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:31"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%57 : memref<1x?xf32, "L1">) outs(%58 : memref<1x?xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:33"} {
               ^bb0(%59: f32, %60: f32):
                 %61 = arith.mulf %59, %56 : f32
                 linalg.yield %61 : f32
@@ -126,13 +126,13 @@ builtin.module {
               loom.vb.commit %vb_mm : memref<1x?xf32, "L1">
               %62 = arith.constant 0xff800000 : f32
               %63 = loom.vb.reserve %vb_amax : memref<1xf32, "L1">
-              linalg.fill {loom.loc = "flash_decode.py:32"} ins(%62 : f32) outs(%63 : memref<1xf32, "L1">)
+              linalg.fill {loom.loc = "flash_decode.py:34"} ins(%62 : f32) outs(%63 : memref<1xf32, "L1">)
               loom.vb.commit %vb_amax : memref<1xf32, "L1">
               %64 = loom.vb.acquire %vb_mm : memref<1x?xf32, "L1">
               %65 = loom.vb.acquire %vb_amax : memref<1xf32, "L1">
               loom.vb.release %vb_amax : memref<1xf32, "L1">
               %66 = loom.vb.reserve %vb_amax : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%64 : memref<1x?xf32, "L1">) outs(%66 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:32"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%64 : memref<1x?xf32, "L1">) outs(%66 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:34"} {
               ^bb0(%67: f32, %68: f32):
                 %69 = arith.maximumf %67, %68 : f32
                 linalg.yield %69 : f32
@@ -141,7 +141,7 @@ builtin.module {
               %70 = loom.vb.acquire %vb_m_i : memref<1xf32, "L1">
               %71 = loom.vb.acquire %vb_amax : memref<1xf32, "L1">
               %72 = loom.vb.reserve %vb_m_new : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%70, %71 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%72 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:32"} {
+              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%70, %71 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%72 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:34"} {
               ^bb0(%73: f32, %74: f32, %75: f32):
                 %76 = arith.maximumf %73, %74 : f32
                 linalg.yield %76 : f32
@@ -151,7 +151,7 @@ builtin.module {
               %77 = loom.vb.acquire %vb_m_new : memref<1xf32, "L1">
               loom.vb.release %vb_mm : memref<1x?xf32, "L1">
               %78 = loom.vb.reserve %vb_mm : memref<1x?xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%64, %77 : memref<1x?xf32, "L1">, memref<1xf32, "L1">) outs(%78 : memref<1x?xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:33"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%64, %77 : memref<1x?xf32, "L1">, memref<1xf32, "L1">) outs(%78 : memref<1x?xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:35"} {
               ^bb0(%79: f32, %80: f32, %81: f32):
                 %82 = arith.subf %79, %80 : f32
                 linalg.yield %82 : f32
@@ -160,7 +160,7 @@ builtin.module {
               %83 = loom.vb.acquire %vb_mm : memref<1x?xf32, "L1">
               loom.vb.release %vb_mm : memref<1x?xf32, "L1">
               %84 = loom.vb.reserve %vb_mm : memref<1x?xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%83 : memref<1x?xf32, "L1">) outs(%84 : memref<1x?xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:33"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%83 : memref<1x?xf32, "L1">) outs(%84 : memref<1x?xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:35"} {
               ^bb0(%85: f32, %86: f32):
                 %87 = math.exp %85 : f32
                 linalg.yield %87 : f32
@@ -168,7 +168,7 @@ builtin.module {
               loom.vb.commit %vb_mm : memref<1x?xf32, "L1">
               loom.vb.release %vb_m_i : memref<1xf32, "L1">
               %88 = loom.vb.reserve %vb_m_i : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%70, %77 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%88 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:34"} {
+              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%70, %77 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%88 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:36"} {
               ^bb0(%89: f32, %90: f32, %91: f32):
                 %92 = arith.subf %89, %90 : f32
                 linalg.yield %92 : f32
@@ -177,7 +177,7 @@ builtin.module {
               %93 = loom.vb.acquire %vb_m_i : memref<1xf32, "L1">
               loom.vb.release %vb_m_i : memref<1xf32, "L1">
               %94 = loom.vb.reserve %vb_m_i : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%93 : memref<1xf32, "L1">) outs(%94 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:34"} {
+              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%93 : memref<1xf32, "L1">) outs(%94 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:36"} {
               ^bb0(%95: f32, %96: f32):
                 %97 = math.exp %95 : f32
                 linalg.yield %97 : f32
@@ -187,7 +187,7 @@ builtin.module {
               %99 = loom.vb.acquire %vb_m_i : memref<1xf32, "L1">
               loom.vb.release %vb_l_i : memref<1xf32, "L1">
               %100 = loom.vb.reserve %vb_l_i : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%98, %99 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%100 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:35"} {
+              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%98, %99 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%100 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:37"} {
               ^bb0(%101: f32, %102: f32, %103: f32):
                 %104 = arith.mulf %101, %102 : f32
                 linalg.yield %104 : f32
@@ -195,13 +195,13 @@ builtin.module {
               loom.vb.commit %vb_l_i : memref<1xf32, "L1">
               %105 = arith.constant 0.000000e+00 : f32
               %106 = loom.vb.reserve %vb_sum : memref<1xf32, "L1">
-              linalg.fill {loom.loc = "flash_decode.py:35"} ins(%105 : f32) outs(%106 : memref<1xf32, "L1">)
+              linalg.fill {loom.loc = "flash_decode.py:37"} ins(%105 : f32) outs(%106 : memref<1xf32, "L1">)
               loom.vb.commit %vb_sum : memref<1xf32, "L1">
               %107 = loom.vb.acquire %vb_mm : memref<1x?xf32, "L1">
               %108 = loom.vb.acquire %vb_sum : memref<1xf32, "L1">
               loom.vb.release %vb_sum : memref<1xf32, "L1">
               %109 = loom.vb.reserve %vb_sum : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%107 : memref<1x?xf32, "L1">) outs(%109 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:35"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%107 : memref<1x?xf32, "L1">) outs(%109 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:37"} {
               ^bb0(%110: f32, %111: f32):
                 %112 = arith.addf %110, %111 : f32
                 linalg.yield %112 : f32
@@ -211,7 +211,7 @@ builtin.module {
               %114 = loom.vb.acquire %vb_sum : memref<1xf32, "L1">
               loom.vb.release %vb_l_i : memref<1xf32, "L1">
               %115 = loom.vb.reserve %vb_l_i : memref<1xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%113, %114 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%115 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:35"} {
+              linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%113, %114 : memref<1xf32, "L1">, memref<1xf32, "L1">) outs(%115 : memref<1xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:37"} {
               ^bb0(%116: f32, %117: f32, %118: f32):
                 %119 = arith.addf %116, %117 : f32
                 linalg.yield %119 : f32
@@ -221,7 +221,7 @@ builtin.module {
               %120 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
               loom.vb.release %vb_acc : memref<1x64xf32, "L1">
               %121 = loom.vb.reserve %vb_acc : memref<1x64xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%120, %99 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%121 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:36"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%120, %99 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%121 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:38"} {
               ^bb0(%122: f32, %123: f32, %124: f32):
                 %125 = arith.mulf %122, %123 : f32
                 linalg.yield %125 : f32
@@ -229,7 +229,7 @@ builtin.module {
               loom.vb.commit %vb_acc : memref<1x64xf32, "L1">
               loom.vb.release %vb_m_i : memref<1xf32, "L1">
               %126 = loom.vb.reserve %vb_exp_bf16 : memref<1x?xbf16, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%107 : memref<1x?xf32, "L1">) outs(%126 : memref<1x?xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:36"} {
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%107 : memref<1x?xf32, "L1">) outs(%126 : memref<1x?xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:38"} {
               ^bb0(%127: f32, %128: bf16):
                 %129 = arith.truncf %127 : f32 to bf16
                 linalg.yield %129 : bf16
@@ -241,7 +241,7 @@ builtin.module {
               %132 = loom.vb.acquire %vb_exp_bf16 : memref<1x?xbf16, "L1">
               loom.vb.release %vb_acc : memref<1x64xf32, "L1">
               %133 = loom.vb.reserve %vb_acc : memref<1x64xf32, "L1">
-              linalg.matmul {loom.loc = "flash_decode.py:36"} ins(%132, %130 : memref<1x?xbf16, "L1">, memref<?x64xbf16, "L1">) outs(%133 : memref<1x64xf32, "L1">)
+              linalg.matmul {loom.loc = "flash_decode.py:38"} ins(%132, %130 : memref<1x?xbf16, "L1">, memref<?x64xbf16, "L1">) outs(%133 : memref<1x64xf32, "L1">)
               loom.vb.commit %vb_acc : memref<1x64xf32, "L1">
               loom.vb.release %vb_v_blk : memref<?x64xbf16, "L1">
               loom.vb.release %vb_exp_bf16 : memref<1x?xbf16, "L1">
@@ -249,7 +249,7 @@ builtin.module {
               linalg.copy ins(%77 : memref<1xf32, "L1">) outs(%134 : memref<1xf32, "L1">)
               loom.vb.commit %vb_m_i : memref<1xf32, "L1">
               loom.vb.release %vb_m_new : memref<1xf32, "L1">
-            } {loom.loc = "flash_decode.py:28"}
+            } {loom.loc = "flash_decode.py:30", loom.combine = "lse", loom.carried_roles = ["max", "rescaled", "rescaled"], loom.carried = ["m_i", "l_i", "acc"]}
             loom.vb.release %vb_q_blk : memref<1x64xbf16, "L1">
             %135 = loom.vb.acquire %vb_m_i : memref<1xf32, "L1">
             loom.vb.release %vb_m_i : memref<1xf32, "L1">
@@ -257,7 +257,7 @@ builtin.module {
             %137 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
             loom.vb.release %vb_acc : memref<1x64xf32, "L1">
             %138 = loom.vb.reserve %vb_acc : memref<1x64xf32, "L1">
-            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%137, %136 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%138 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:38"} {
+            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%137, %136 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%138 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
             ^bb0(%139: f32, %140: f32, %141: f32):
               %142 = arith.divf %139, %140 : f32
               linalg.yield %142 : f32
@@ -266,16 +266,16 @@ builtin.module {
             loom.vb.release %vb_l_i : memref<1xf32, "L1">
             %143 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
             %144 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
-            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%143 : memref<1x64xf32, "L1">) outs(%144 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:38"} {
+            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%143 : memref<1x64xf32, "L1">) outs(%144 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
             ^bb0(%145: f32, %146: bf16):
               %147 = arith.truncf %145 : f32 to bf16
               linalg.yield %147 : bf16
             }
             loom.vb.commit %vb_div_bf16 : memref<1x64xbf16, "L1">
             loom.vb.release %vb_acc : memref<1x64xf32, "L1">
-            %148 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:38"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
+            %148 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
             %149 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
-            loom.copy %149, %148 {loom.loc = "flash_decode.py:38", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
+            loom.copy %149, %148 {loom.loc = "flash_decode.py:40", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
             loom.vb.release %vb_div_bf16 : memref<1x64xbf16, "L1">
           }
         }

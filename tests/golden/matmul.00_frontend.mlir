@@ -26,7 +26,7 @@ builtin.module {
         %y_tile = loom.read %14 {loom.loc = "matmul.py:19"} : memref<?x?xbf16, strided<[128, 1], offset: ?>> -> tensor<?x?xbf16>
         %acc_3 = linalg.matmul {loom.loc = "matmul.py:19"} ins(%x_tile, %y_tile : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%acc_2 : tensor<?x?xf32>) -> tensor<?x?xf32>
         scf.yield %acc_3 : tensor<?x?xf32>
-      } {loom.loc = "matmul.py:18"}
+      } {loom.loc = "matmul.py:18", loom.combine = "sum", loom.carried_roles = ["sum"]}
       %15 = tensor.empty(%tile_m, %tile_n) : tensor<?x?xbf16>
       %acc_bf16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc_1 : tensor<?x?xf32>) outs(%15 : tensor<?x?xbf16>) attrs =  {loom.loc = "matmul.py:20"} {
       ^bb0(%16: f32, %17: bf16):

@@ -79,7 +79,7 @@ builtin.module {
               loom.vb.commit %vb_acc : memref<?x?xf32, "L1">
               loom.vb.release %vb_x_tile : memref<?x?xbf16, "L1">
               loom.vb.release %vb_y_tile : memref<?x?xbf16, "L1">
-            } {loom.loc = "matmul.py:18"}
+            } {loom.loc = "matmul.py:18", loom.combine = "sum", loom.carried_roles = ["sum"], loom.carried = ["acc"]}
             %44 = loom.vb.acquire %vb_acc : memref<?x?xf32, "L1">
             %45 = loom.vb.reserve %vb_acc_bf16 : memref<?x?xbf16, "L1">
             linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%44 : memref<?x?xf32, "L1">) outs(%45 : memref<?x?xbf16, "L1">) attrs =  {loom.loc = "matmul.py:20"} {

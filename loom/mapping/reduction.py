@@ -1,0 +1,118 @@
+"""Reduction-axis parallelism: a device loop whose iterations run on a group of cores.
+
+Stage 1 marks the loops whose carried values combine (`loom.frontend.reductions`); stage 2
+records which buffers hold them (`loom.carried`). A split candidate gives the loop the innermost
+level of one physical dimension of the view: the `width` cores along that level (a contiguous
+line of cores) each run a contiguous chunk of the loop's iterations and produce a partial state;
+the first core of the line (the root) gathers the others' partial states over the NoC
+(`gather`: every sender writes its state into the root's L1 and signals it), combines them
+(`sum`, `max`, or the log-sum-exp rescale `lse`), and alone runs what follows the loop (the
+epilogue and its stores).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import affine, arith, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation
+
+from loom.ir.dialect import SymOp
+
+
+@dataclass(frozen=True)
+class ReductionLoop:
+    """A device loop that may be split, as stage 3 left it."""
+
+    name: str  # its index without `_idx` (tile_k)
+    extent: int
+    block: str | None  # loom.sym label of its block size
+    fixed_block: int | None
+    combine: str  # sum | max | lse
+    states: tuple[tuple[str, str], ...]  # (buffer label, role: sum | max | rescaled)
+
+    @property
+    def short(self) -> str:
+        return self.name[5:] if self.name.startswith("tile_") else self.name
+
+    def most_tiles(self, alignment: int) -> int:
+        return self.extent // (self.fixed_block or alignment)
+
+
+@dataclass(frozen=True)
+class Split:
+    """A candidate's reduction split: the loop, the view level that runs it, the combine."""
+
+    loop: ReductionLoop
+    level: tuple[int, int, int]  # (physical dim, level, cores)
+    scheme: str = "gather"
+
+    @property
+    def width(self) -> int:
+        return self.level[2]
+
+    @property
+    def label(self) -> str:
+        from loom.mapping.views import DIM_NAMES
+
+        return f"{self.loop.short}@{DIM_NAMES[self.level[0]]}{self.width}:{self.loop.combine}"
+
+    def describe(self) -> str:
+        from loom.mapping.views import DIM_NAMES
+
+        dim, level, width = self.level
+        how = {"sum": "summation", "max": "max", "lse": "log-sum-exp rescaling"}[self.loop.combine]
+        return (f"{self.loop.name} over {width} cores ({DIM_NAMES[dim]}{level}): partial "
+                f"{', '.join(s for s, _ in self.loop.states)} {self.scheme}ed to the line's first core, "
+                f"combined by {how}")
+
+
+def reduction_loop(module: ModuleOp) -> ReductionLoop | None:
+    """The first device loop of the tile body that stage 1 found splittable, if any."""
+    (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
+    for op in grid.body.block.ops:
+        if not (isinstance(op, scf.ForOp) and "loom.combine" in op.attributes and "loom.carried" in op.attributes):
+            continue
+        ub = op.ub.owner
+        if isinstance(ub, arith.CeilDivUIOp) and isinstance(ub.rhs.owner, SymOp):
+            extent, block, fixed = ub.lhs.owner.value.value.data, ub.rhs.owner.label, None
+        else:
+            continue  # a loop with a fixed trip count has no block size to trade
+        roles = [r.data for r in op.attributes["loom.carried_roles"].data]
+        labels = [b.data for b in op.attributes["loom.carried"].data]
+        name = (op.body.block.args[0].name_hint or "loop").removesuffix("_idx")
+        return ReductionLoop(name, extent, block, fixed, op.attributes["loom.combine"].data,
+                             tuple(zip(labels, roles)))
+    return None
+
+
+def split_loop_op(scope: Operation | Block, split: Split) -> scf.ForOp:
+    """The scf.for of `split` in (stage 3 or candidate) IR."""
+    for op in scope.walk():
+        if isinstance(op, scf.ForOp) and "loom.combine" in op.attributes:
+            if (op.body.block.args[0].name_hint or "").removesuffix("_idx") == split.loop.name:
+                return op
+    raise LookupError(f"no loop {split.loop.name} in the module")
+
+
+def split_note(module: ModuleOp, candidates: list, ranked: list) -> str:
+    """Why the chosen schedule does not split a reduction loop ('' when it does)."""
+    if ranked and ranked[0].model.candidate.split is not None:
+        return ""
+    for op in module.walk():
+        if isinstance(op, scf.ForOp) and "loom.combine_refused" in op.attributes:
+            name = (op.body.block.args[0].name_hint or "loop").removesuffix("_idx")
+            return f"loop {name} stays on one core: {op.attributes['loom.combine_refused'].data}"
+    loop = reduction_loop(module)
+    if loop is None:
+        return ""
+    if not any(c.split for c in candidates):
+        return (f"loop {loop.name} could split ({loop.combine}); not offered: the grid axes already give every "
+                "core enough tiles")
+    splits = [r for r in ranked if r.model.candidate.split is not None]
+    if not splits or not ranked:
+        return f"loop {loop.name} could split ({loop.combine}); no split candidate was feasible"
+    best = splits[0]
+    return (f"loop {loop.name} could split ({loop.combine}); the best split, {best.model.candidate.name}, "
+            f"models {best.cycles:,} cycles ({best.cycles / ranked[0].cycles - 1:+.1%})")
