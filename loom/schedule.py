@@ -58,9 +58,9 @@ _SCALARS = {"kernel": ("a string", lambda v: isinstance(v, str)),
                      lambda v: isinstance(v, list) and all(isinstance(x, list) and all(map(_is_int, x)) for x in v)),
             "spatial": ("a mapping of axis labels", lambda v: isinstance(v, dict)),
             "transfers": ("a mapping of tensor names", lambda v: isinstance(v, dict)),
-            "split": ("null or {\"loop\": …, \"level\": [dim, level, width], \"combine\": …}",
-                      lambda v: v is None or (isinstance(v, dict) and isinstance(v.get("level"), list)
-                                              and len(v["level"]) == 3 and all(map(_is_int, v["level"])))),
+            "split": ("null or {\"loop\": …, \"levels\": [[dim, level, cores], …], \"combine\": …}",
+                      lambda v: v is None or (isinstance(v, dict) and isinstance(v.get("levels"), list) and all(
+                          isinstance(lv, list) and len(lv) == 3 and all(map(_is_int, lv)) for lv in v["levels"]))),
             "split_note": ("a string", lambda v: isinstance(v, str))}
 _INT_MAPS = {"shape": "a positive integer", "block_sizes": "a positive integer", "knobs": "0 or 1"}
 
@@ -86,7 +86,7 @@ class Schedule:
     predicted_us: float | None = None
     dominant: str | None = None
     dominant_share: float | None = None
-    split: dict | None = None  # reduction split: {"loop", "level": [dim, level, width], "combine", "scheme"}
+    split: dict | None = None  # reduction split: {"loop", "levels": [[dim, level, cores], ...], "combine", "scheme"}
     split_note: str = ""  # why the kernel's reduction loop is not split (refused, or not chosen)
     source: str = "solver"  # solver | block-sizes | schedule-file | baseline
     notes: list[str] = field(default_factory=list)

@@ -1,7 +1,7 @@
 """The per-core instructions of a reduction split's combine (`loom.mapping.reduction`).
 
-Cores `r = 1 .. w-1` of a split line are senders, core `r = 0` (the first of the line, `r`
-cores before them along the split's dimension) is the root. After its chunk of the loop, once
+Cores `r = 1 .. w-1` of a split group (a line or rectangle of cores: the innermost level of
+each of its dimensions) are senders, core `r = 0` (the group's first core) is the root. After its chunk of the loop, once
 per tile:
 
 - sender compute: copies each partial state (a local buffer) into the circular buffer
@@ -21,6 +21,7 @@ writes (NoC ordering on one path, plus the sender's barrier).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from loom.backend import program as P
@@ -53,12 +54,16 @@ class CombineCode:
 
 
 def combine_code(split: Split, states: list[State], rank: int, coord: tuple[int, ...]) -> CombineCode:
-    """The combine instructions of the core at `coord`, `rank` cores after its line's root."""
-    dim = split.level[0]
-    root = tuple(c - rank if d == dim else c for d, c in enumerate(coord))
+    """The combine instructions of the core at `coord`, the `rank`-th core of its split group."""
+    size = {dim: cores for dim, _, cores in split.levels}  # innermost levels: stride 1 along their dim
+    root = tuple(c - c % size[d] if d in size else c for d, c in enumerate(coord))
     if rank:
         return _sender(states, rank, root)
-    senders = [tuple(c + j if d == dim else c for d, c in enumerate(coord)) for j in range(1, split.width)]
+    senders = []
+    for offsets in itertools.product(*[range(cores) for _, _, cores in split.levels]):  # rank order
+        shift = {dim: off for (dim, _, _), off in zip(split.levels, offsets)}
+        if any(offsets):
+            senders.append(tuple(c + shift.get(d, 0) for d, c in enumerate(root)))
     return _root(split, states, senders)
 
 

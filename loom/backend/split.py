@@ -200,7 +200,7 @@ class ProgramBuilder:
                     core = core * size + level_coord[(d, level)]
                 index[axis.axis] = core
             if self.split:
-                index[self.split.loop.name] = level_coord[self.split.level[:2]]
+                index[self.split.loop.name] = self.split.rank(level_coord)
             out.append((tuple(coord), index))
         return out
 

@@ -41,7 +41,7 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
     (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
     syms = {op.label: op.res for op in module.walk() if isinstance(op, SymOp)}
     levels = [(dim, level, size) for axis in candidate.axes for dim, level, size in axis.levels]
-    levels += [candidate.split.level] if candidate.split else []
+    levels += list(candidate.split.levels) if candidate.split else []
     levels.sort()
     core_block = Block(arg_types=[INDEX] * len(levels))
     for (dim, level, _), arg in zip(levels, core_block.args):
@@ -75,6 +75,11 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
         if core.owner is not core_block:
             core.name_hint = f"core_{axis.axis}"
         trips.name_hint = f"trips_{axis.axis}"
+
+    split_rank = None  # a core's position in its reduction split group
+    for lv in candidate.split.levels if candidate.split else ():
+        split_rank = coord[lv] if split_rank is None else b.insert(
+            arith.AddiOp(b.insert(arith.MuliOp(split_rank, const(lv[2]))).result, coord[lv])).result
 
     # temporal loops in axis order; the innermost holds the guarded tile body
     index_of: dict[str, SSAValue] = {}
@@ -112,7 +117,7 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
     b.insert(affine.YieldOp.get())
 
     if candidate.split:
-        _split_loop(then_block, candidate.split, coord[candidate.split.level])
+        _split_loop(then_block, candidate.split, split_rank)
 
     copies = [op for op in then_block.walk() if isinstance(op, CopyOp)]
     for copy, transfer in zip(copies, candidate.transfers):

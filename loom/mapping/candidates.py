@@ -38,9 +38,11 @@ SHAPE_OF_DIMS = {(0,): "row", (1,): "column", (0, 1): "rect"}
 # Pruning: reduction splits are offered only when the grid axes have fewer tiles of the minimum
 # block than this many per core. With more, every core can already run an output block of 16
 # tiles (128x128), past which a split buys no operand reuse the block itself cannot; the split
-# would add a combine and shrink nothing. Split candidates use every core when some such view
-# fits (otherwise any view), and multicast each load over its largest legal group.
+# would add a combine and shrink nothing. Split candidates use the views the unsplit ones use
+# (partial occupancy only when the grid has fewer tiles than cores) and multicast each load over
+# its largest legal group.
 SPLIT_BELOW_TILES_PER_CORE = 16
+SPLIT_MIN_OCCUPANCY = 4  # split candidates use at least a quarter of the cores (TTNN's 16 of 64)
 
 
 @dataclass(frozen=True)
@@ -147,13 +149,13 @@ def _axis_extents(module: ModuleOp, labels: list[str], syms: dict[str, SymOp]) -
 
 
 def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
-            reserved: tuple[int, int] | None = None) -> tuple[AxisMapping, ...] | None:
-    """Level l of every dimension to axis order[l] (the deepest to the last); `reserved` (dim,
-    level) runs a reduction split instead."""
+            reserved: set[tuple[int, int]] = frozenset()) -> tuple[AxisMapping, ...] | None:
+    """Level l of every dimension to axis order[l] (the deepest to the last); the `reserved`
+    (dim, level) pairs run a reduction split instead."""
     levels: dict[str, list[tuple[int, int, int]]] = {a: [] for a in order}
     for dim, factors in enumerate(view.levels):
         for level, size in enumerate(factors):
-            if size > 1 and (dim, level) != reserved:
+            if size > 1 and (dim, level) not in reserved:
                 levels[order[min(level, len(order) - 1)]].append((dim, level, size))
     mapped = []
     for axis in axes:
@@ -219,9 +221,8 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, splits: bool = True) -> C
         candidates = _mapped(all_views, orders, axes, reuse, arch, free)
     loop = reduction_loop(module) if splits else None
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
-        full = [v for v in views if v.occupancy == tuple(arch.grid.dims)]
-        split = _mapped(full, orders, axes, reuse, arch, free, loop, only_splits=True)
-        candidates += split or _mapped(all_views, orders, axes, reuse, arch, free, loop, only_splits=True)
+        busy = [v for v in views if v.cores * SPLIT_MIN_OCCUPANCY >= arch.num_cores]
+        candidates += _mapped(busy, orders, axes, reuse, arch, free, loop, only_splits=True)
     modes_per_load = 1 + len(arch.noc.multicast)
     loads = sum(1 for r in reuse if r.direction == "load")
     full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads
@@ -229,13 +230,16 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, splits: bool = True) -> C
 
 
 def _splits(view: View, loop: ReductionLoop | None, alignment: int) -> list[Split | None]:
-    """No split, and the innermost level of each dimension running the reduction loop."""
+    """No split, and the innermost levels of each non-empty set of dimensions running the
+    reduction loop (a line, or a rectangle of cores)."""
     options: list[Split | None] = [None]
     if loop is None:
         return options
-    for dim, factors in enumerate(view.levels):
-        if factors and factors[-1] > 1 and factors[-1] <= loop.most_tiles(alignment):
-            options.append(Split(loop, (dim, len(factors) - 1, factors[-1])))
+    innermost = [(dim, len(f) - 1, f[-1]) for dim, f in enumerate(view.levels) if f and f[-1] > 1]
+    for count in range(1, len(innermost) + 1):
+        for levels in itertools.combinations(innermost, count):
+            if prod(size for _, _, size in levels) <= loop.most_tiles(alignment):
+                options.append(Split(loop, levels))
     return options
 
 
@@ -245,19 +249,19 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
     candidates = []
     for view in views:
         for split in _splits(view, loop, arch.tiling.block_alignment)[1 if only_splits else 0:]:
-            reserved = split.level[:2] if split else None
+            reserved = {lv[:2] for lv in split.levels} if split else set()
             for order in orders:
                 mapped = _assign(view, order, axes, reserved)
                 if mapped is None:
                     continue
                 # the split's level takes part in deciding which cores form a contiguous multicast group
-                bystander = (AxisMapping(split.loop.name, 0, None, 1, (split.level,)),) if split else ()
+                bystander = (AxisMapping(split.loop.name, 0, None, 1, split.levels),) if split else ()
                 per_access = [_transfer_options(r, mapped + bystander, arch) for r in reuse]
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
                 for transfers in itertools.product(*per_access):
                     key = (tuple((a.axis, a.levels) for a in mapped), order, tuple(t.group for t in transfers),
-                           split.level if split else None)
+                           split.levels if split else None)
                     if key in seen:
                         continue
                     seen.add(key)

@@ -2,9 +2,9 @@
 
 Stage 1 marks the loops whose carried values combine (`loom.frontend.reductions`); stage 2
 records which buffers hold them (`loom.carried`). A split candidate gives the loop the innermost
-level of one physical dimension of the view: the `width` cores along that level (a contiguous
-line of cores) each run a contiguous chunk of the loop's iterations and produce a partial state;
-the first core of the line (the root) gathers the others' partial states over the NoC
+level of one or more physical dimensions of the view: the `width` cores of that group (a
+contiguous line or rectangle of cores) each run a contiguous chunk of the loop's iterations and
+produce a partial state; the group's first core (the root) gathers the others' partial states over the NoC
 (`gather`: every sender writes its state into the root's L1 and signals it), combines them
 (`sum`, `max`, or the log-sum-exp rescale `lse`), and alone runs what follows the loop (the
 epilogue and its stores).
@@ -13,6 +13,7 @@ epilogue and its stores).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.dialects import affine, arith, scf
 from xdsl.dialects.builtin import ModuleOp
@@ -45,26 +46,34 @@ class Split:
     """A candidate's reduction split: the loop, the view level that runs it, the combine."""
 
     loop: ReductionLoop
-    level: tuple[int, int, int]  # (physical dim, level, cores)
+    levels: tuple[tuple[int, int, int], ...]  # (physical dim, level, cores), each the innermost of its dim
     scheme: str = "gather"
 
     @property
     def width(self) -> int:
-        return self.level[2]
+        return prod(size for _, _, size in self.levels)
 
     @property
     def label(self) -> str:
         from loom.mapping.views import DIM_NAMES
 
-        return f"{self.loop.short}@{DIM_NAMES[self.level[0]]}{self.width}:{self.loop.combine}"
+        group = "".join(f"{DIM_NAMES[d]}{size}" for d, _, size in self.levels)
+        return f"{self.loop.short}@{group}:{self.loop.combine}"
+
+    def rank(self, level_coord: dict[tuple[int, int], int]) -> int:
+        """A core's position in its group (0 = the root), from its coordinate on each view level."""
+        rank = 0
+        for dim, level, size in self.levels:
+            rank = rank * size + level_coord[(dim, level)]
+        return rank
 
     def describe(self) -> str:
         from loom.mapping.views import DIM_NAMES
 
-        dim, level, width = self.level
+        where = " x ".join(f"{DIM_NAMES[d]}{level}:{size}" for d, level, size in self.levels)
         how = {"sum": "summation", "max": "max", "lse": "log-sum-exp rescaling"}[self.loop.combine]
-        return (f"{self.loop.name} over {width} cores ({DIM_NAMES[dim]}{level}): partial "
-                f"{', '.join(s for s, _ in self.loop.states)} {self.scheme}ed to the line's first core, "
+        return (f"{self.loop.name} over {self.width} cores ({where}): partial "
+                f"{', '.join(s for s, _ in self.loop.states)} {self.scheme}ed to the group's first core, "
                 f"combined by {how}")
 
 

@@ -23,7 +23,7 @@ throughput):
 - a split loop's combine (root core of a line of `w` cores): each sender copies its partial
   states into a circular buffer and writes them into the root's L1 (the root receives
   (w-1) states at the measured 1 <- all rate, a sender writes at the 1 -> 1 rate), after a
-  ready/valid semaphore round trip across w - 1 hops; the root then merges the w - 1 partials
+  ready/valid semaphore round trip to the farthest sender; the root then merges the w - 1 partials
   on the vector unit (sum: one add per state tile; lse: max, two subtractions and two
   exponentials per max tile, two multiplies and an add per rescaled tile). Only the roots
   run the epilogue, so only they store.
@@ -222,7 +222,8 @@ class LatencyModel:
         state_tiles = {p.buffer: tiles(p.dims[0], self.tile) for p in node.states}
         state_bytes = E.add(*[E.mul(state_tiles[p.buffer], self.tile[0] * self.tile[1] * p.element_bytes)
                               for p in node.states])
-        path = senders * noc.hop_latency_cycles + noc.niu_latency_cycles
+        hops = sum(size - 1 for _, _, size in node.split.levels)  # to the farthest sender
+        path = hops * noc.hop_latency_cycles + noc.niu_latency_cycles
         pack = E.mul(E.add(*state_tiles.values()), vector["copy"])
         send = E.add(E.maximum(E.rate(state_bytes, rates.core_to_core),
                                E.rate(E.mul(senders, state_bytes), rates.gather_all)),

@@ -230,7 +230,8 @@ def _check_agrees(model: CandidateModel, schedule: Schedule) -> None:
                                      f"found {given[key]!r}")
     checks = {"view": [list(levels) for levels in c.view.levels], "order": list(c.order),
               "spatial": {a.axis: [list(lv) for lv in a.levels] for a in c.axes},
-              "split": {"loop": c.split.loop.name, "level": list(c.split.level), "combine": c.split.loop.combine,
+              "split": {"loop": c.split.loop.name, "levels": [list(lv) for lv in c.split.levels],
+                        "combine": c.split.loop.combine,
                         "scheme": c.split.scheme} if c.split else None}
     for field, want in checks.items():
         given = getattr(schedule, field)
@@ -299,7 +300,7 @@ def to_schedule(best: Ranked, arch: Arch, kernel: str, shape: dict[str, int], so
         spatial={a.axis: [list(lv) for lv in a.levels] for a in candidate.axes},
         transfers={t.tensor: {"mode": t.mode, "group": list(t.group)} for t in candidate.transfers
                    if t.direction == "load"},
-        split=({"loop": candidate.split.loop.name, "level": list(candidate.split.level),
+        split=({"loop": candidate.split.loop.name, "levels": [list(lv) for lv in candidate.split.levels],
                 "combine": candidate.split.loop.combine, "scheme": candidate.split.scheme}
                if candidate.split else None),
         block_sizes=block_sizes, knobs=knobs, predicted_cycles=best.cycles,

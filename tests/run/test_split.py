@@ -13,18 +13,18 @@ from loom.run import run
 from tests.conftest import EXAMPLES
 
 CASES = [  # kernel, shape, block sizes, architecture, split width
-    ("matmul", {"M": 64, "N": 64, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 128}, "wormhole_n150", 2),
-    ("matmul", {"M": 64, "N": 64, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 64}, "wormhole_n150", 4),
-    ("matmul", {"M": 64, "N": 64, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 64}, "blackhole_p150", 5),
-    ("matmul", {"M": 64, "N": 64, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 32}, "ring32", 16),
-    ("flash_decode", {"B": 1, "H": 2, "L": 1024, "D": 64}, {"tile_n": 64}, "wormhole_n150", 2),
-    ("flash_decode", {"B": 1, "H": 2, "L": 1024, "D": 64}, {"tile_n": 64}, "wormhole_n150", 4),
-    ("flash_decode", {"B": 1, "H": 2, "L": 1024, "D": 64}, {"tile_n": 32}, "blackhole_p150", 5),
-    ("flash_decode", {"B": 1, "H": 2, "L": 1024, "D": 64}, {"tile_n": 32}, "ring32", 16),
-    ("flash_decode", {"B": 1, "H": 2, "L": 1024, "D": 64, "G": 4}, {"tile_n": 64}, "wormhole_n150", 4),  # grouped
-    ("flash_decode", {"B": 2, "H": 1, "L": 1024, "D": 64, "G": 8}, {"tile_n": 64}, "wormhole_n150", 4),  # multi-query
+    ("matmul", {"M": 128, "N": 128, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 128}, "wormhole_n150", 2),
+    ("matmul", {"M": 128, "N": 128, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 128}, "wormhole_n150", 4),
+    ("matmul", {"M": 128, "N": 128, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 64}, "blackhole_p150", 5),
+    ("matmul", {"M": 128, "N": 128, "K": 1024}, {"tile_m": 32, "tile_n": 32, "tile_k": 128}, "ring32", 2),
+    ("flash_decode", {"B": 2, "H": 4, "L": 1024, "D": 64}, {"tile_n": 64}, "wormhole_n150", 2),
+    ("flash_decode", {"B": 2, "H": 4, "L": 1024, "D": 64}, {"tile_n": 64}, "wormhole_n150", 4),
+    ("flash_decode", {"B": 2, "H": 4, "L": 1024, "D": 64}, {"tile_n": 32}, "blackhole_p150", 5),
+    ("flash_decode", {"B": 2, "H": 4, "L": 1024, "D": 64}, {"tile_n": 64}, "ring32", 4),
+    ("flash_decode", {"B": 2, "H": 4, "L": 1024, "D": 64, "G": 4}, {"tile_n": 64}, "wormhole_n150", 4),  # grouped
+    ("flash_decode", {"B": 8, "H": 1, "L": 1024, "D": 64, "G": 8}, {"tile_n": 64}, "wormhole_n150", 4),  # multi-query
+    ("flash_decode", {"B": 1, "H": 1, "L": 2048, "D": 64}, {"tile_n": 64}, "wormhole_n150", 16),  # 2-D group
 ]
-
 
 def _split_run(kernel, shape, sizes, arch, width):
     source = load_kernel_file(EXAMPLES / f"{kernel}.py")
