@@ -15,7 +15,7 @@ what that role does:
   reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
   `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
 - A reduction split runs each core's chunk of the split loop; after it the senders ship their
-  partial states to the line's root (`loom.backend.combine`), and only the root runs the rest of
+  partial states to the group's root (`loom.backend.combine`), and only the root runs the rest of
   the tile body (the epilogue and its stores).
 Every core is its own `CoreGroup` with constant coordinates, so each core's loop counts and
 indices are plain integers and affine loop expressions.
@@ -38,8 +38,7 @@ from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
-from loom.ir.types import dtype_name
-from loom.ir.types import enclosing_in
+from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.reduction import split_loop_op
 
@@ -246,7 +245,7 @@ class ProgramBuilder:
 
     def core_roles(self, coord: tuple[int, ...], index: dict[str, int]) -> tuple[_Roles, tuple, tuple]:
         """The core's three roles, and the CBs and local buffers its part of a split's combine adds."""
-        self.coord, self.index = coord, index
+        self.index = index
         self.combine = combine_code(self.split, self._states(), index[self.split.loop.name], coord) \
             if self.split else None
         env: dict[SSAValue, P.Affine] = {}

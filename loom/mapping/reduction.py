@@ -80,9 +80,12 @@ class Split:
 def reduction_loop(module: ModuleOp) -> ReductionLoop | None:
     """The first device loop of the tile body that stage 1 found splittable, if any."""
     (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
-    for op in grid.body.block.ops:
+    ops = list(grid.body.block.ops)
+    for position, op in enumerate(ops):
         if not (isinstance(op, scf.ForOp) and "loom.combine" in op.attributes and "loom.carried" in op.attributes):
             continue
+        if any(isinstance(later, scf.ForOp) for later in ops[position + 1:]):
+            continue  # the root alone runs what follows; an epilogue with loops is not split (yet)
         ub = op.ub.owner
         if isinstance(ub, arith.CeilDivUIOp) and isinstance(ub.rhs.owner, SymOp):
             extent, block, fixed = ub.lhs.owner.value.value.data, ub.rhs.owner.label, None
