@@ -159,7 +159,7 @@ def run_command(
 
         _check_backend(backend, trace)
         result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, total_time_limit,
-                          splits=backend != "ttlang-sim")
+                          portable=backend == "ttlang-sim")
         if backend == "ttlang-sim":
             return _run_ttlang_sim(result, kernel_file, shape, quiet)
         source = load_kernel_file(kernel_file)
@@ -276,7 +276,7 @@ def emit_command(
 
         if target != "ttlang":
             raise OptionError(f"--target {target}: expected ttlang")
-        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, splits=False)
+        result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, portable=True)
         program = build_program(result.lowering.stages["concrete"], result.ranked[0], result.lowering.arch)
         source = load_kernel_file(kernel_file)
         text = emit_ttlang(program, result.lowering.arch,
@@ -303,8 +303,9 @@ def _flops(result) -> float | None:
 
 
 def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule,
-             total_time_limit=None, splits=True):
-    """Compile a kernel file; `splits=False` for the TT-Lang backend, which has no cross-core combine."""
+             total_time_limit=None, portable=False):
+    """Compile a kernel file; `portable=True` for the TT-Lang backend (no cross-core combine, no
+    kept panels: TT-Lang indexes no blocks inside a CB)."""
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.pipeline import compile as compile_kernel
     from loom.schedule import Schedule
@@ -321,7 +322,7 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
     return compile_kernel(source.kernel, args, arch, shape=full_shape, top_k=top_k, jobs=jobs,
                           time_limit_s=time_limit, seed=seed, total_time_limit_s=total_time_limit,
                           block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay,
-                          splits=splits)
+                          portable=portable)
 
 
 @app.command("bench")

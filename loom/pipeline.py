@@ -125,13 +125,13 @@ class Compilation:
 def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
             top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
             block_sizes: dict[str, int] | None = None, schedule=None,
-            total_time_limit_s: float | None = None, splits: bool = True) -> Compilation:
+            total_time_limit_s: float | None = None, portable: bool = False) -> Compilation:
     """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6).
 
     `time_limit_s` bounds each candidate's solve; `total_time_limit_s` (default: none) bounds all of
     them together: once it is spent no further candidate starts, and those left are reported as
-    "not solved: total time limit reached". `splits=False` leaves reduction loops on one core (for
-    backends that cannot express the cross-core combine)."""
+    "not solved: total time limit reached". `portable=True` keeps to schedules every backend can
+    express (no reduction splits, no panels kept in L1): the TT-Lang backend's."""
     import time
 
     from loom.errors import OptionError
@@ -159,7 +159,7 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
     concrete = lowering.stages["concrete"]
-    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, splits)  # views x orders x transfers
+    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)  # views x orders x transfers
     if not candidates.candidates:
         raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))

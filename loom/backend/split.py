@@ -14,6 +14,11 @@ what that role does:
 - A multicast load is read by the group's first core, which waits until every receiver has
   reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
   `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
+- A load the schedule keeps in L1 across the innermost temporal loop (a hoist knob) is read only
+  once per iteration of the loops outside it: its CB holds every block of the device loop
+  (`slots` = the loop's trips), the loads move out of the temporal loop, and compute waits for
+  the whole panel before that loop, reads block `i` of it in iteration `i` of the device loop,
+  and frees it after.
 - A reduction split runs each core's chunk of the split loop; after it the senders ship their
   partial states to the group's root (`loom.backend.combine`), and only the root runs the rest of
   the tile body (the epilogue and its stores).
@@ -64,9 +69,14 @@ class _Roles:
     reader: list = field(default_factory=list)
     compute: list = field(default_factory=list)
     writer: list = field(default_factory=list)
+    hoist_reader: list = field(default_factory=list)  # loads moved out of the innermost temporal loop
+    hoist_writer: list = field(default_factory=list)
 
     def get(self, role: str) -> list:
         return getattr(self, role)
+
+
+_ROLE_LISTS = ("reader", "compute", "writer", "hoist_reader", "hoist_writer")
 
 
 def _tiles(extent: int, tile: int) -> int:
@@ -77,7 +87,7 @@ class ProgramBuilder:
     """Builds the `Program` of one schedule."""
 
     def __init__(self, concrete: ModuleOp, candidate: Candidate, block_sizes: dict[str, int],
-                 knobs: dict[str, int], knob_buffers: dict[str, list[str]], arch: Arch):
+                 knobs: dict[str, int], knob_buffers: dict[str, list[str]], arch: Arch, hoists=()):
         self.module, self.candidate, self.arch = concrete, candidate, arch
         self.sizes = block_sizes
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
@@ -87,6 +97,11 @@ class ProgramBuilder:
         self.transfer_of = dict(zip(self.copies, candidate.transfers))
         self.engine_of = self._load_engines()
         doubled = {b for k, v in knobs.items() if v for b in knob_buffers.get(k, [])}
+        self.kept = {}  # buffer label -> (device loop variable, its trips) for panels kept in L1
+        for hoist in hoists:
+            if knobs.get(hoist.knob):
+                block = hoist.block if isinstance(hoist.block, int) else block_sizes[hoist.block]
+                self.kept.update({b: (hoist.loop, _tiles(hoist.extent, block)) for b in hoist.buffers})
         self.buffers = self._classify(doubled)
         self.split = candidate.split
         self.split_loop = split_loop_op(self.grid, self.split) if self.split else None
@@ -142,6 +157,8 @@ class ProgramBuilder:
             local = producer == "compute" and consumer == "compute"
             name = f"mem{bind.memory.owner.slot.value.data}" if local else bind.label.data
             slots = 2 if bind.label.data in doubled and not local else 1
+            if bind.label.data in self.kept:
+                slots = self.kept[bind.label.data][1]
             buffers[bind.buffer] = _Buf(name, "local" if local else "cb", producer, consumer, rows, cols, dtype, slots)
         return buffers
 
@@ -259,8 +276,15 @@ class ProgramBuilder:
         body = self.block(self.grid.body.block, env, coord)
         self.skip_epilogue = False
         for axis in reversed(self.candidate.order):
+            hoisted = body
             body = _Roles(*([P.Loop(f"t_{axis}", counts[axis], tuple(getattr(body, r)))]
                             if getattr(body, r) else [] for r in ("reader", "compute", "writer")))
+            if axis == self.candidate.order[-1] and self.kept:  # the kept panels around the innermost loop
+                body.reader[:0], body.writer[:0] = hoisted.hoist_reader, hoisted.hoist_writer
+                panels = [(b.name, b.rows * b.cols * self.kept[b.name][1]) for b in self.buffers.values()
+                          if b.name in self.kept]
+                body.compute = ([P.CbWait(name, tiles) for name, tiles in panels] + body.compute
+                                + [P.CbPop(name, tiles) for name, tiles in panels])
         extra = (tuple(self.combine.cbs), tuple(self.combine.locals)) if self.combine else ((), ())
         return (body, *extra)
 
@@ -281,7 +305,7 @@ class ProgramBuilder:
                     raise UnsupportedError(f"loop {name} follows the split loop {self.split.loop.name}: "
                                            "an epilogue with loops is not supported after a reduction split")
                 inner = self.block(op.body.block, env, coord)
-                for role in ("reader", "compute", "writer"):
+                for role in _ROLE_LISTS:
                     if inner.get(role):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(role))))
                 if op is self.split_loop:
@@ -343,10 +367,14 @@ class ProgramBuilder:
             buf = self.buffers[op.buffer]
             if buf.kind != "cb":
                 return
+            kept = buf.name in self.kept
+            if kept and isinstance(op, (VbAcquireOp, VbReleaseOp)):
+                return  # compute waits for the whole panel before the temporal loop, frees it after
+            producer = roles.get(f"hoist_{buf.producer}" if kept else buf.producer)
             if isinstance(op, VbReserveOp):
-                roles.get(buf.producer).append(P.CbReserve(buf.name))
+                producer.append(P.CbReserve(buf.name))
             elif isinstance(op, VbCommitOp):
-                roles.get(buf.producer).append(P.CbPush(buf.name))
+                producer.append(P.CbPush(buf.name))
             elif isinstance(op, VbAcquireOp):
                 roles.get(buf.consumer).append(P.CbWait(buf.name))
             else:
@@ -369,7 +397,7 @@ class ProgramBuilder:
         tensor, index, rows, cols = self.global_block(op.source, env)
         buf = self._buf_of_view(op.dest)
         transfer = self.transfer_of[op]
-        engine = roles.get(self.engine_of[op])
+        engine = roles.get(("hoist_" if buf.name in self.kept else "") + self.engine_of[op])
         if transfer.receivers <= 1:
             engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier()]
             return
@@ -390,7 +418,11 @@ class ProgramBuilder:
 
     def compute(self, op: Operation) -> object:
         def ref(v: SSAValue) -> P.Ref:
-            return P.Ref(self._buf_of_view(v).name)
+            buf = self._buf_of_view(v)
+            if buf.name in self.kept:  # block i of the kept panel in iteration i of its device loop
+                return P.Ref(buf.name, row=P.Affine.var(self.kept[buf.name][0]) * buf.rows, rows=buf.rows,
+                             cols=buf.cols)
+            return P.Ref(buf.name)
 
         if isinstance(op, MatmulOp):
             a, b = op.inputs
@@ -444,5 +476,5 @@ def build_program(concrete: ModuleOp, ranked, arch: Arch) -> P.Program:
     sizes = {k: v for k, v in ranked.values.items() if k in problem.domains}
     knobs = {k: v for k, v in ranked.values.items() if k in problem.knobs}
     builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs,
-                             ranked.model.latency.load_knob_buffers, arch)
+                             ranked.model.latency.load_knob_buffers, arch, ranked.model.latency.hoists)
     return builder.build()

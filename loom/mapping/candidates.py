@@ -19,6 +19,7 @@ Nothing is solved here: block sizes and pipeline knobs stay free.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -88,6 +89,7 @@ class Candidate:
     free_symbols: tuple[str, ...]
     knobs: tuple[str, ...]
     split: Split | None = None
+    hoists: bool = True  # whether stage 5 may keep a device loop's panel in L1 across the innermost loop
 
     @property
     def name(self) -> str:
@@ -203,9 +205,9 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
     return options
 
 
-def enumerate_candidates(module: ModuleOp, arch: Arch, splits: bool = True) -> CandidateSet:
-    """All retained candidates of a concretized (stage 3) module on `arch` (with reduction splits
-    unless `splits` is False: a backend that cannot express the combine)."""
+def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -> CandidateSet:
+    """All retained candidates of a concretized (stage 3) module on `arch`; `portable` leaves out
+    what not every backend expresses (reduction splits, panels kept in L1 across a loop)."""
     start = time.perf_counter()
     grid, labels, syms = grid_axes(module)
     axes = _axis_extents(module, labels, syms)
@@ -219,7 +221,9 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, splits: bool = True) -> C
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
         candidates = _mapped(all_views, orders, axes, reuse, arch, free)
-    loop = reduction_loop(module) if splits else None
+    if portable:
+        candidates = [dataclasses.replace(c, hoists=False) for c in candidates]
+    loop = None if portable else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         busy = [v for v in views if v.cores * SPLIT_MIN_OCCUPANCY >= arch.num_cores]
         candidates += _mapped(busy, orders, axes, reuse, arch, free, loop, only_splits=True)

@@ -44,12 +44,21 @@ def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
             for op in module.walk() if isinstance(op, SymOp)}
 
 
-def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]]) -> E.Expr:
+def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]], hoists=()) -> E.Expr:
+    """Sum over storage slots of size x (1 + double-buffering knob); a slot a hoist knob keeps in
+    L1 holds the device loop's whole panel instead (its block dimension times the loop's trips)."""
     terms = []
     for term in footprint.terms:
         size = E.mul(term.element_bytes, *[dim_expr(d) for d in term.dims])
         knobs = [E.Knob(k) for k, buffers in knob_buffers.items() if set(buffers) & set(term.buffers)]
-        terms.append(E.mul(size, E.add(1, *knobs), label=f"slot {term.slot} ({', '.join(term.buffers)})"))
+        slot = E.mul(size, E.add(1, *knobs), label=f"slot {term.slot} ({', '.join(term.buffers)})")
+        for hoist in hoists:
+            if set(hoist.buffers) & set(term.buffers):
+                panel = [E.mul(E.ceil_div(hoist.extent, dim_expr(d)), dim_expr(d)) if d == hoist.block
+                         else dim_expr(d) for d in term.dims]
+                slot = E.select(E.Knob(hoist.knob), E.mul(term.element_bytes, *panel,
+                                                          label=f"slot {term.slot} kept whole"), slot)
+        terms.append(slot)
     return E.add(*terms)
 
 
@@ -85,7 +94,7 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint:
     heg = build_heg(concrete, candidate)
     latency = candidate_latency(arch, candidate, heg)
     footprint = footprint or l1_footprint(concrete, (arch.tiling.tile_rows, arch.tiling.tile_cols))
-    l1 = footprint_expr(footprint, latency.load_knob_buffers)
+    l1 = footprint_expr(footprint, latency.load_knob_buffers, latency.hoists)
     if candidate.split:
         l1 = E.add(l1, combine_footprint(heg, (arch.tiling.tile_rows, arch.tiling.tile_cols)))
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",

@@ -7,6 +7,10 @@ The HEG of one core's program is read off the concretized (stage 3) IR and the c
 - a block of IR (the tile body, a device loop body) is a `pipe` whose load stage holds the
   block's DRAM→L1 copies, whose store stage holds its L1→DRAM copies, and whose middle is the
   `seq` of its compute ops and nested loops;
+- temporal hoisting: a DRAM load in a device loop of the tile body whose block does not depend on
+  the innermost temporal axis reads the same blocks in every iteration of that temporal loop;
+  the loop records it (`Hoist`) so the model may keep the loop's whole panel of that operand in
+  L1 across the temporal loop (read once, reused trips - 1 times) at the price of its L1;
 - a device loop is `for(ceil(extent / block), pipe(...))`; a loop the candidate splits across a
   line of cores runs its chunk, `for(ceil(ceil(extent / block) / width), ...)`, followed by the
   `combine` of the partial states on the line's root core.
@@ -67,12 +71,25 @@ class Pipe:
     stores: list[Primitive]
 
 
+@dataclass(frozen=True)
+class Hoist:
+    """Loads of a device loop that the enclosing temporal loop may keep in L1 (one knob)."""
+
+    knob: str  # hoist_<tensors>
+    tensors: tuple[str, ...]
+    buffers: tuple[str, ...]
+    loop: str  # the device loop's index (tile_k_idx)
+    extent: int
+    block: Dim
+
+
 @dataclass
 class For:
     name: str
     trips: tuple[Dim, ...]  # ceil(extent / block) per factor: (extent, block) pairs flattened
     child: HEG
     spatial: int = 1  # temporal loops: cores sharing the axis (trips = ceil(ceil(E/b)/spatial))
+    hoist: Hoist | None = None  # the innermost temporal loop: loads it may keep in L1
 
 
 @dataclass
@@ -192,8 +209,25 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     for name in reversed(candidate.order):
         axis = candidate.axis(name)
         block = axis.block if axis.block else (axis.fixed_block or 1)
-        body = For(f"t_{name}", (axis.extent, block), body, spatial=axis.spatial)
+        innermost = name == candidate.order[-1] and candidate.split is None and candidate.hoists
+        hoist = _hoist(body, name) if innermost else None
+        body = For(f"t_{name}", (axis.extent, block), body, spatial=axis.spatial, hoist=hoist)
     return body
+
+
+def _hoist(tile: Pipe, axis: str) -> Hoist | None:
+    """The first device loop of the tile body whose loads do not depend on `axis` (the innermost
+    temporal loop's axis): those loads may be kept in L1 across it."""
+    for item in tile.child.items:
+        if not (isinstance(item, For) and isinstance(item.child, Pipe)):
+            continue
+        loads = [p for p in item.child.loads if p.transfer is not None and axis not in p.transfer.access.depends_on]
+        if loads:
+            tensors = tuple(p.tensor for p in loads)
+            extent, block = item.trips
+            return Hoist("hoist_" + "_".join(tensors), tensors, tuple(p.buffer for p in loads), item.name,
+                         extent, block)
+    return None
 
 
 def _states(block: Block, split: Split) -> list[Primitive]:
@@ -218,10 +252,11 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     if isinstance(heg, For):
         extent, block = heg.trips
         per = f" / {heg.spatial} cores" if heg.spatial > 1 else ""
-        return f"{pad}for {heg.name} in ceil({extent}/{block}){per}:\n" + pretty(heg.child, indent + 1)
+        hoist = f" [may keep {', '.join(heg.hoist.tensors)} in L1: {heg.hoist.knob}]" if heg.hoist else ""
+        return f"{pad}for {heg.name} in ceil({extent}/{block}){per}{hoist}:\n" + pretty(heg.child, indent + 1)
     loads = ", ".join(p.label + (f" [{p.transfer.mode}]" if p.transfer else "") for p in heg.loads) or "-"
     stores = ", ".join(p.label for p in heg.stores) or "-"
     return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["Combine", "Compute", "For", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]
+__all__ = ["Combine", "Compute", "For", "Hoist", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]

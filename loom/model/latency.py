@@ -5,6 +5,9 @@
           (0,0): l + m + s    (0,1): max(l + m, s)    (1,0): max(l, m + s)    (1,1): max(l, m, s)
     for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
           paper's product is the steady state, one iteration also fills and drains the pipeline
+    hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1,
+          so only the loop's first iteration reads them: T = T_1(with them) + (trips - 1) *
+          T_steady(without them); h = 0 is the plain loop
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
@@ -53,6 +56,7 @@ class Latency:
     total: E.Expr
     knobs: list[str] = field(default_factory=list)
     load_knob_buffers: dict[str, list[str]] = field(default_factory=dict)  # knob -> buffers it double-buffers
+    hoists: list = field(default_factory=list)  # loom.model.heg.Hoist: knob -> buffers kept in L1
     categories: dict[str, list[E.Expr]] = field(default_factory=dict)  # dram/noc/compute/fixed -> work terms
 
 
@@ -81,6 +85,7 @@ class LatencyModel:
         self.candidate = candidate
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
+        self.skip: set[str] = set()  # tensors whose loads a hoisting variant leaves out
 
     def build(self, heg: HEG) -> Latency:
         launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
@@ -95,6 +100,8 @@ class LatencyModel:
             return E.add(*[self.latency(item, repeat) for item in heg.items])
         if isinstance(heg, For):
             trips = self.trips(heg)
+            if heg.hoist is not None:
+                return self.hoisted(heg, trips, repeat)
             if isinstance(heg.child, Pipe):
                 # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
                 # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
@@ -107,6 +114,27 @@ class LatencyModel:
             return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
 
+    def hoisted(self, loop: For, trips: E.Expr, repeat: E.Expr) -> E.Expr:
+        """select(hoist, the first iteration reading the kept panels + (trips - 1) steady ones without
+        them, the plain loop)."""
+        plain = self.latency(For(loop.name, loop.trips, loop.child, loop.spatial), repeat)
+        categories = {k: list(v) for k, v in self.result.categories.items()}
+        knob_buffers = dict(self.result.load_knob_buffers)
+        first = self.pipe(loop.child, repeat, with_serial=True)[1] if isinstance(loop.child, Pipe) \
+            else self.latency(loop.child, repeat)
+        self.skip = set(loop.hoist.tensors)
+        steady = self.pipe(loop.child, repeat, with_serial=True)[0] if isinstance(loop.child, Pipe) \
+            else self.latency(loop.child, repeat)
+        self.skip = set()
+        # the report's work totals and the double-buffering knobs stay those of the plain loop
+        self.result.categories, self.result.load_knob_buffers = categories, knob_buffers
+        knob = E.Knob(loop.hoist.knob)
+        self.result.knobs.append(knob.name)
+        self.result.hoists.append(loop.hoist)
+        kept = E.add(first, E.mul(E.add(trips, -1), steady),
+                     label=f"for {loop.name} keeping {', '.join(loop.hoist.tensors)} in L1")
+        return E.select(knob, kept, plain)
+
     def trips(self, loop: For) -> E.Expr:
         extent, block = loop.trips
         count = E.ceil_div(extent, dim_expr(block))
@@ -114,7 +142,8 @@ class LatencyModel:
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
-        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)
+        loads = [p for p in pipe.loads if p.tensor not in self.skip]
+        l = self.load_stage(loads, repeat) if loads else E.Const(0)
         m = self.latency(pipe.child, repeat)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if not pipe.loads and not pipe.stores:

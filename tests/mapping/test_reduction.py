@@ -70,7 +70,7 @@ def test_split_candidates_cover_widths_and_can_be_turned_off():
     widths = {c.split.width for c in cands if c.split}
     assert {2, 4, 8, 16} <= widths  # lines and rectangles of cores
     assert len({c.name for c in cands}) == len(cands)  # names are file names: unique
-    assert not any(c.split for c in enumerate_candidates(module, arch, splits=False).candidates)
+    assert not any(c.split for c in enumerate_candidates(module, arch, portable=True).candidates)
     big, big_args = _example("matmul", {"M": 2048, "N": 2048, "K": 2048})
     assert not any(c.split for c in enumerate_candidates(loom.lower(big.kernel, big_args, arch).module, arch).candidates)
 

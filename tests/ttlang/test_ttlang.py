@@ -38,7 +38,7 @@ def _compiled(kernel: str, arch: str, sizes: tuple = (), top_k: int = 1):
     source = load_kernel_file(EXAMPLES / f"{kernel}.py")
     args = source.example_args(SHAPES[kernel])
     compilation = compile_kernel(source.kernel, args, arch, shape=SHAPES[kernel],
-                                 block_sizes=dict(sizes) or None, top_k=top_k, splits=False)
+                                 block_sizes=dict(sizes) or None, top_k=top_k, portable=True)
     return source, args, compilation
 
 
