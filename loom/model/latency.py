@@ -6,8 +6,8 @@
     for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
           paper's product is the steady state, one iteration also fills and drains the pipeline
     hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1,
-          so only the loop's first iteration reads them: T = T_1(with them) + (trips - 1) *
-          T_steady(without them); h = 0 is the plain loop
+          so only the loop's first iteration (the one that fills and drains) reads them: the
+          steady iterations' T_pipe leaves those loads out
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
@@ -100,12 +100,12 @@ class LatencyModel:
             return E.add(*[self.latency(item, repeat) for item in heg.items])
         if isinstance(heg, For):
             trips = self.trips(heg)
-            if heg.hoist is not None:
-                return self.hoisted(heg, trips, repeat)
             if isinstance(heg.child, Pipe):
                 # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
                 # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
                 steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
+                if heg.hoist is not None:
+                    steady = self.kept(heg, steady, E.mul(repeat, trips))
                 return E.add(E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
             return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
         if isinstance(heg, Compute):
@@ -114,26 +114,20 @@ class LatencyModel:
             return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
 
-    def hoisted(self, loop: For, trips: E.Expr, repeat: E.Expr) -> E.Expr:
-        """select(hoist, the first iteration reading the kept panels + (trips - 1) steady ones without
-        them, the plain loop)."""
-        plain = self.latency(For(loop.name, loop.trips, loop.child, loop.spatial), repeat)
+    def kept(self, loop: For, steady: E.Expr, repeat: E.Expr) -> E.Expr:
+        """select(hoist, the steady iteration without the kept panels' loads, the plain one): only
+        the loop's first iteration (its fill and drain) reads them."""
         categories = {k: list(v) for k, v in self.result.categories.items()}
         knob_buffers = dict(self.result.load_knob_buffers)
-        first = self.pipe(loop.child, repeat, with_serial=True)[1] if isinstance(loop.child, Pipe) \
-            else self.latency(loop.child, repeat)
         self.skip = set(loop.hoist.tensors)
-        steady = self.pipe(loop.child, repeat, with_serial=True)[0] if isinstance(loop.child, Pipe) \
-            else self.latency(loop.child, repeat)
+        without, _ = self.pipe(loop.child, repeat, with_serial=True)
         self.skip = set()
         # the report's work totals and the double-buffering knobs stay those of the plain loop
         self.result.categories, self.result.load_knob_buffers = categories, knob_buffers
-        knob = E.Knob(loop.hoist.knob)
-        self.result.knobs.append(knob.name)
+        self.result.knobs.append(loop.hoist.knob)
         self.result.hoists.append(loop.hoist)
-        kept = E.add(first, E.mul(E.add(trips, -1), steady),
-                     label=f"for {loop.name} keeping {', '.join(loop.hoist.tensors)} in L1")
-        return E.select(knob, kept, plain)
+        return E.select(E.Knob(loop.hoist.knob), E.with_label(without, f"pipe {loop.child.name} keeping "
+                                                                        f"{', '.join(loop.hoist.tensors)} in L1"), steady)
 
     def trips(self, loop: For) -> E.Expr:
         extent, block = loop.trips
