@@ -401,14 +401,37 @@ class ProgramBuilder:
         if transfer.receivers <= 1:
             engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier()]
             return
-        lo, hi = self.group_rect(coord, transfer.group)
         ready, valid = f"{buf.name}_ready", f"{buf.name}_valid"
+        if transfer.mode.startswith("forward"):
+            engine += self.forward(coord, transfer.group, P.DramRead(tensor, index, buf.name, rows, cols),
+                                   buf.name, ready, valid)
+            return
+        lo, hi = self.group_rect(coord, transfer.group)
         if coord == lo:  # the sender: read once, wait for every receiver's slot, multicast
             engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier(),
                              P.SemWait(ready, transfer.receivers - 1), P.SemSet(ready, 0),
                              P.Multicast(lo, hi, buf.name), P.SemSet(valid, 1, lo=lo, hi=hi)]
         else:
             engine += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
+
+    def forward(self, coord, group, read, cb: str, ready: str, valid: str) -> list:
+        """A block forwarded down a line of cores: the first reads it from DRAM; each later core,
+        once its slot is reserved, tells its predecessor (`ready`) and waits for the block
+        (`valid`); every core but the last then waits for its successor's `ready`, writes the
+        block into the successor's reserved slot and sets its `valid` after the write landed."""
+        dim = next(d for d, g in enumerate(group) if g > 1)
+        position, last = coord[dim] % group[dim], group[dim] - 1
+        step = [1 if d == dim else 0 for d in range(len(coord))]
+        pred = tuple(c - s for c, s in zip(coord, step))
+        succ = tuple(c + s for c, s in zip(coord, step))
+        if position == 0:
+            code = [read, P.Barrier()]
+        else:
+            code = [P.SemInc(ready, 1, core=pred), P.SemWait(valid, 1), P.SemSet(valid, 0)]
+        if position < last:
+            code += [P.SemWait(ready, 1), P.SemSet(ready, 0), P.Write(succ, cb, src="back"), P.Barrier(),
+                     P.SemInc(valid, 1, core=succ)]
+        return code
 
     def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
         """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""

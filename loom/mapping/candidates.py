@@ -7,9 +7,14 @@ core array, an axis order, and a transfer mode for every DRAM load.
 - Transfers: a load that does not depend on some axes is read identically by every core that
   differs only in those axes' levels. Along each physical dimension those cores form a contiguous
   segment when the shared levels are the innermost ones there; a multicast over that segment
-  (row = x, column = y, rect = both) is legal when the architecture declares the shape. Each
-  load gets unicast plus every legal multicast; two modes that reach the same set of cores are
-  one mode (a larger region that moves strictly more bytes over the same links is dropped).
+  (row = x, column = y, rect = both) is legal when the architecture declares the shape. Along one
+  dimension the block may instead be forwarded down the line (`forward_row` / `forward_column`:
+  the first core reads it, each core writes it on into the next one's L1), offered only where
+  it is not dominated: a chain of g cores moves the block g - 1 times at the 1 -> 1 rate, the
+  multicast once at its own rate, so forwarding is kept when (g - 1) / rate(1 -> 1) <
+  1 / rate(multicast) (Wormhole: g = 2, Blackhole: g <= 3) or the multicast shape is not declared.
+  Each load gets unicast plus every legal multicast; two modes that reach the same set of cores
+  are one mode (a larger region that moves strictly more bytes over the same links is dropped).
 - Reduction split (`loom.mapping.reduction`): when the tile body has a splittable device loop,
   every view also yields candidates whose innermost level of one physical dimension runs that
   loop's iterations (a line of cores computing partial states, gathered and combined by its
@@ -191,6 +196,12 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
         if all(o in access.spatial for o in suffix) and size > 1:
             contiguous.append(dim)
     options = [unicast]
+    for dim in contiguous:  # forwarding down one line of the group, where the multicast does not dominate it
+        shape = SHAPE_OF_DIMS.get((dim,)) if ndims > 1 else "row"
+        hops = shared[dim] - 1
+        if shape not in arch.noc.multicast or hops * arch.rates.multicast < arch.rates.core_to_core:
+            group = tuple(shared[d] if d == dim else 1 for d in range(ndims))
+            options.append(Transfer(access.tensor, access.direction, f"forward_{shape}", group, access))
     seen = {(1,) * ndims}
     for count in range(1, len(contiguous) + 1):
         for dims in itertools.combinations(sorted(contiguous), count):
@@ -221,8 +232,9 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
         candidates = _mapped(all_views, orders, axes, reuse, arch, free)
-    if portable:
-        candidates = [dataclasses.replace(c, hoists=False) for c in candidates]
+    if portable:  # TT-Lang: no forwarding chains (its pipes are multicasts), no kept panels
+        candidates = [dataclasses.replace(c, hoists=False) for c in candidates
+                      if not any(t.mode.startswith("forward") for t in c.transfers)]
     loop = None if portable else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         busy = [v for v in views if v.cores * SPLIT_MIN_OCCUPANCY >= arch.num_cores]
@@ -264,7 +276,7 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
                 for transfers in itertools.product(*per_access):
-                    key = (tuple((a.axis, a.levels) for a in mapped), order, tuple(t.group for t in transfers),
+                    key = (tuple((a.axis, a.levels) for a in mapped), order, tuple((t.mode, t.group) for t in transfers),
                            split.levels if split else None)
                     if key in seen:
                         continue

@@ -17,7 +17,8 @@ throughput):
   over the NoC at the measured multicast rate plus a per-hop latency across the group. All cores
   read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor the NoC links that
   leave the DRAM bank columns, shared by every reader (cores / group readers per operand): the
-  stage takes the larger, plus the DRAM request latency;
+  stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
+  cores reaches the last one after g - 1 store-and-forward hops at the measured 1 -> 1 rate;
 - a store stage likewise with the DRAM write rate;
 - a matmul costs ceil(M/32)·ceil(N/32)·ceil(K/32) tiles × cycles per tile at the fidelity the
   architecture uses for its input type, plus a fixed call latency;
@@ -172,7 +173,13 @@ class LatencyModel:
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
             work = [read, E.Const(noc.transfer_issue_cycles)]
-            if group > 1:
+            if group > 1 and prim.transfer.mode.startswith("forward"):  # store and forward down the line
+                hop = E.add(E.rate(size, rates.core_to_core, label=f"forward {prim.tensor}"),
+                            noc.hop_latency_cycles + noc.niu_latency_cycles + noc.transfer_issue_cycles)
+                push = E.mul(group - 1, hop)
+                self.result.categories["noc"].append(E.mul(repeat, push))
+                work.append(push)
+            elif group > 1:
                 span = sum(g - 1 for g in prim.transfer.group)
                 push = E.add(E.rate(size, rates.multicast, label=f"multicast {prim.tensor}"),
                              span * noc.hop_latency_cycles + noc.niu_latency_cycles)
