@@ -5,7 +5,10 @@ coordinates (one index per view level, `%c_x0`, `%c_y1`, ...) holding each core'
 in axis order, one temporal `scf.for` per grid axis. The tile index of axis a is
 `core_a * T_a + t_a` (a core's tiles are contiguous), with `core_a` the core's coordinate over
 the levels axis a runs on and `T_a = ceil(ceil(extent_a / block_a) / cores_a)`. Cores past the
-last tile skip the body (`scf.if`). DRAM copies carry the transfer mode and the multicast group.
+last tile skip the body (`scf.if`). DRAM copies carry the transfer mode and the multicast group,
+and their reuse: `spatial_reuse` (grid axes whose cores read the same block), `temporal_reuse`
+(temporal loops that reread it: a panel the model may keep in L1) and `sequential_reuse`
+(enclosing device loops it does not depend on).
 """
 
 from __future__ import annotations
@@ -123,6 +126,13 @@ def candidate_module(concrete: ModuleOp, candidate: Candidate) -> ModuleOp:
     for copy, transfer in zip(copies, candidate.transfers):
         copy.attributes["mode"] = StringAttr(transfer.mode)
         copy.attributes["group"] = ArrayAttr([IntegerAttr(g, i64) for g in transfer.group])
+        access = transfer.access  # the reuse facts: along which cores, temporal loops and device loops
+        reuse = {"spatial": [a.axis for a in candidate.axes if a.axis in access.spatial and a.spatial > 1],
+                 "temporal": [f"t_{a}" for a in candidate.order if a in access.spatial],
+                 "sequential": list(access.sequential)}
+        for kind, names in reuse.items():
+            if names:
+                copy.attributes[f"{kind}_reuse"] = ArrayAttr([StringAttr(n) for n in names])
 
     n = len(levels)
     groups = DenseIntElementsAttr.from_list(VectorType(i32, [max(n, 1)]), [1] * max(n, 1))

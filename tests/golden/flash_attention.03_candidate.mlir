@@ -110,11 +110,11 @@ builtin.module {
                 %56 = arith.muli %tile_n_idx, %tile_n : index
                 %57 = memref.subview %k[%b_idx, %h_idx, %56, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:25"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
                 %58 = loom.vb.reserve %vb_k_blk : memref<?x64xbf16, "L1">
-                loom.copy %57, %58 {loom.loc = "flash_attention.py:25", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
+                loom.copy %57, %58 {loom.loc = "flash_attention.py:25", mode = "unicast", group = [1 : i64, 1 : i64], spatial_reuse = ["tile_m"], temporal_reuse = ["t_tile_m"], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
                 loom.vb.commit %vb_k_blk : memref<?x64xbf16, "L1">
                 %59 = memref.subview %v[%b_idx, %h_idx, %56, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:26"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
                 %60 = loom.vb.reserve %vb_v_blk : memref<?x64xbf16, "L1">
-                loom.copy %59, %60 {loom.loc = "flash_attention.py:26", mode = "column", group = [1 : i64, 2 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
+                loom.copy %59, %60 {loom.loc = "flash_attention.py:26", mode = "column", group = [1 : i64, 2 : i64], spatial_reuse = ["tile_m"], temporal_reuse = ["t_tile_m"], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
                 loom.vb.commit %vb_v_blk : memref<?x64xbf16, "L1">
                 %61 = loom.vb.acquire %vb_k_blk : memref<?x64xbf16, "L1">
                 %62 = loom.vb.reserve %vb_permute : memref<64x?xbf16, "L1">

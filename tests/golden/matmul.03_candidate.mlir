@@ -63,12 +63,12 @@ builtin.module {
               %34 = arith.muli %tile_k_idx, %tile_k : index
               %35 = memref.subview %x[%33, %34] [%tile_m, %tile_k] [1, 1] {loom.loc = "matmul.py:19"} : memref<256x64xbf16> to memref<?x?xbf16, strided<[64, 1], offset: ?>>
               %36 = loom.vb.reserve %vb_x_tile : memref<?x?xbf16, "L1">
-              loom.copy %35, %36 {loom.loc = "matmul.py:19", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x?xbf16, strided<[64, 1], offset: ?>>, memref<?x?xbf16, "L1">
+              loom.copy %35, %36 {loom.loc = "matmul.py:19", mode = "unicast", group = [1 : i64, 1 : i64], spatial_reuse = ["tile_n"], temporal_reuse = ["t_tile_n"], src_space = "DRAM", dst_space = "L1"} : memref<?x?xbf16, strided<[64, 1], offset: ?>>, memref<?x?xbf16, "L1">
               loom.vb.commit %vb_x_tile : memref<?x?xbf16, "L1">
               %37 = arith.muli %tile_n_idx, %tile_n : index
               %38 = memref.subview %y[%34, %37] [%tile_k, %tile_n] [1, 1] {loom.loc = "matmul.py:19"} : memref<64x128xbf16> to memref<?x?xbf16, strided<[128, 1], offset: ?>>
               %39 = loom.vb.reserve %vb_y_tile : memref<?x?xbf16, "L1">
-              loom.copy %38, %39 {loom.loc = "matmul.py:19", mode = "row", group = [4 : i64, 1 : i64], src_space = "DRAM", dst_space = "L1"} : memref<?x?xbf16, strided<[128, 1], offset: ?>>, memref<?x?xbf16, "L1">
+              loom.copy %38, %39 {loom.loc = "matmul.py:19", mode = "row", group = [4 : i64, 1 : i64], spatial_reuse = ["tile_m"], temporal_reuse = ["t_tile_m"], src_space = "DRAM", dst_space = "L1"} : memref<?x?xbf16, strided<[128, 1], offset: ?>>, memref<?x?xbf16, "L1">
               loom.vb.commit %vb_y_tile : memref<?x?xbf16, "L1">
               %40 = loom.vb.acquire %vb_acc : memref<?x?xf32, "L1">
               %41 = loom.vb.acquire %vb_x_tile : memref<?x?xbf16, "L1">
