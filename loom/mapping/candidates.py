@@ -45,10 +45,10 @@ SHAPE_OF_DIMS = {(0,): "row", (1,): "column", (0, 1): "rect"}
 # block than this many per core. With more, every core can already run an output block of 16
 # tiles (128x128), past which a split buys no operand reuse the block itself cannot; the split
 # would add a combine and shrink nothing. Split candidates use the views the unsplit ones use
-# (partial occupancy only when the grid has fewer tiles than cores) and multicast each load over
-# its largest legal group.
+# and multicast each load over its largest legal group.
 SPLIT_BELOW_TILES_PER_CORE = 16
-SPLIT_MIN_OCCUPANCY = 4  # split candidates use at least a quarter of the cores (TTNN's 16 of 64)
+MIN_OCCUPANCY = 4  # views use at least a quarter of the cores (TTNN's 16 of 64 for a split decode) unless
+# nothing else fits (then any view: a kernel with one tile runs on one core)
 
 
 @dataclass(frozen=True)
@@ -227,7 +227,9 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     orders = linear_extensions(labels, dominance_edges(scores))
     max_parallel = prod(max(a.extent // (a.fixed_block or 32), 1) for a in axes)
     all_views = enumerate_views(tuple(arch.grid.dims), len(labels))
-    views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims) or max_parallel < arch.num_cores]
+    # partial occupancy only where the grid has fewer tiles than cores, and down to a quarter of them
+    views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims)
+             or (max_parallel < arch.num_cores and v.cores * MIN_OCCUPANCY >= arch.num_cores)]
     free = tuple(sorted(syms))
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
@@ -237,8 +239,7 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
                       if not any(t.mode.startswith("forward") for t in c.transfers)]
     loop = None if portable else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
-        busy = [v for v in views if v.cores * SPLIT_MIN_OCCUPANCY >= arch.num_cores]
-        candidates += _mapped(busy, orders, axes, reuse, arch, free, loop, only_splits=True)
+        candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
     modes_per_load = 1 + len(arch.noc.multicast)
     loads = sum(1 for r in reuse if r.direction == "load")
     full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads
