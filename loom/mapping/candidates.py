@@ -16,9 +16,11 @@ core array, an axis order, and a transfer mode for every DRAM load.
   Each load gets unicast plus every legal multicast; two modes that reach the same set of cores
   are one mode (a larger region that moves strictly more bytes over the same links is dropped).
 - Reduction split (`loom.mapping.reduction`): when the tile body has a splittable device loop,
-  every view also yields candidates whose innermost level of one physical dimension runs that
-  loop's iterations (a line of cores computing partial states, gathered and combined by its
-  first core); the other levels map the grid axes as above.
+  every view also yields candidates whose innermost levels of one or more physical dimensions
+  run that loop's iterations (a line or rectangle of cores computing partial states, gathered and
+  combined by its first core); the other levels map the grid axes as above.
+- Views use every core, or (when the grid has fewer tiles than cores) at least a quarter of them;
+  only when nothing fits that way does any view qualify.
 Nothing is solved here: block sizes and pipeline knobs stay free.
 """
 
@@ -218,7 +220,7 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
 
 def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -> CandidateSet:
     """All retained candidates of a concretized (stage 3) module on `arch`; `portable` leaves out
-    what not every backend expresses (reduction splits, panels kept in L1 across a loop)."""
+    what not every backend expresses (reduction splits, forwarding chains, panels kept in L1)."""
     start = time.perf_counter()
     grid, labels, syms = grid_axes(module)
     axes = _axis_extents(module, labels, syms)
@@ -240,7 +242,7 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     loop = None if portable else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
-    modes_per_load = 1 + len(arch.noc.multicast)
+    modes_per_load = 1 + len(arch.noc.multicast) + len(arch.grid.dims)  # unicast, multicasts, forwarding
     loads = sum(1 for r in reuse if r.direction == "load")
     full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads
     return CandidateSet(candidates, full, scores, time.perf_counter() - start)
