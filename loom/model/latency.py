@@ -6,8 +6,8 @@
     for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
           paper's product is the steady state, one iteration also fills and drains the pipeline
     hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1,
-          so they are read once per run of that loop instead of once per iteration: the model
-          amortises their bytes over its trips (ceil(bytes / trips) per iteration)
+          so only the loop's first iteration (the one that fills and drains) reads them: the
+          steady iterations' T_pipe leaves those loads out
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
@@ -86,7 +86,7 @@ class LatencyModel:
         self.candidate = candidate
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
-        self.amortised: dict[str, tuple[E.Expr, E.Expr]] = {}  # tensor -> (hoist knob, trips it is read once in)
+        self.skip: set[str] = set()  # tensors whose loads a hoisting variant leaves out
 
     def build(self, heg: HEG) -> Latency:
         launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
@@ -104,12 +104,9 @@ class LatencyModel:
             if isinstance(heg.child, Pipe):
                 # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
                 # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
-                if heg.hoist is not None:  # kept panels: their loads amortised over the loop's trips
-                    self.result.knobs.append(heg.hoist.knob)
-                    self.result.hoists.append(heg.hoist)
-                    self.amortised = {t: (E.Knob(heg.hoist.knob), trips) for t in heg.hoist.tensors}
                 steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
-                self.amortised = {}
+                if heg.hoist is not None:
+                    steady = self.kept(heg, steady, E.mul(repeat, trips))
                 return E.add(E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
             return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
         if isinstance(heg, Compute):
@@ -118,6 +115,21 @@ class LatencyModel:
             return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
 
+    def kept(self, loop: For, steady: E.Expr, repeat: E.Expr) -> E.Expr:
+        """select(hoist, the steady iteration without the kept panels' loads, the plain one): only
+        the loop's first iteration (its fill and drain) reads them."""
+        categories = {k: list(v) for k, v in self.result.categories.items()}
+        knob_buffers = dict(self.result.load_knob_buffers)
+        self.skip = set(loop.hoist.tensors)
+        without, _ = self.pipe(loop.child, repeat, with_serial=True)
+        self.skip = set()
+        # the report's work totals and the double-buffering knobs stay those of the plain loop
+        self.result.categories, self.result.load_knob_buffers = categories, knob_buffers
+        self.result.knobs.append(loop.hoist.knob)
+        self.result.hoists.append(loop.hoist)
+        return E.select(E.Knob(loop.hoist.knob), E.with_label(without, f"pipe {loop.child.name} keeping "
+                                                                        f"{', '.join(loop.hoist.tensors)} in L1"), steady)
+
     def trips(self, loop: For) -> E.Expr:
         extent, block = loop.trips
         count = E.ceil_div(extent, dim_expr(block))
@@ -125,7 +137,8 @@ class LatencyModel:
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
-        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)
+        loads = [p for p in pipe.loads if p.tensor not in self.skip]
+        l = self.load_stage(loads, repeat) if loads else E.Const(0)
         m = self.latency(pipe.child, repeat)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if not pipe.loads and not pipe.stores:
@@ -156,9 +169,6 @@ class LatencyModel:
         cores = self.candidate.view.cores
         for position, prim in enumerate(loads):
             size = block_bytes(prim)
-            if prim.tensor in self.amortised:  # kept in L1: read once per `trips` iterations of its loop
-                knob, trips = self.amortised[prim.tensor]
-                size = E.select(knob, E.ceil_div(size, trips), size)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
