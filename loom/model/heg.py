@@ -81,6 +81,7 @@ class Hoist:
     loop: str  # the device loop's index (tile_k_idx)
     extent: int
     block: Dim
+    loads: tuple[Primitive, ...] = ()  # the kept loads, one block each
 
 
 @dataclass
@@ -226,7 +227,7 @@ def _hoist(tile: Pipe, axis: str) -> Hoist | None:
             tensors = tuple(p.tensor for p in loads)
             extent, block = item.trips
             return Hoist("hoist_" + "_".join(tensors), tensors, tuple(p.buffer for p in loads), item.name,
-                         extent, block)
+                         extent, block, tuple(loads))
     return None
 
 

@@ -5,9 +5,9 @@
           (0,0): l + m + s    (0,1): max(l + m, s)    (1,0): max(l, m + s)    (1,1): max(l, m, s)
     for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
           paper's product is the steady state, one iteration also fills and drains the pipeline
-    hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1,
-          so only the loop's first iteration (the one that fills and drains) reads them: the
-          steady iterations' T_pipe leaves those loads out
+    hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1:
+          they are read whole before the loop (one load stage, not overlapped: compute waits for
+          the panel), and the loop's iterations leave those loads out
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
@@ -36,6 +36,7 @@ Each priced term carries a category (dram, noc, compute, fixed) for the report.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from loom.arch import Arch
@@ -86,7 +87,7 @@ class LatencyModel:
         self.candidate = candidate
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
-        self.skip: set[str] = set()  # tensors whose loads a hoisting variant leaves out
+        self.kept_loads: dict[str, E.Expr] = {}  # tensor -> hoist knob: no load in the loop when on
 
     def build(self, heg: HEG) -> Latency:
         launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
@@ -104,10 +105,16 @@ class LatencyModel:
             if isinstance(heg.child, Pipe):
                 # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
                 # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
+                fill = E.Const(0)
+                if heg.hoist is not None:  # kept panels: read once before the loop, not in its iterations
+                    knob = E.Knob(heg.hoist.knob)
+                    self.result.knobs.append(knob.name)
+                    self.result.hoists.append(heg.hoist)
+                    fill = E.select(knob, self.panel_fill(heg.hoist, repeat), E.Const(0))
+                    self.kept_loads = {t: knob for t in heg.hoist.tensors}
                 steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
-                if heg.hoist is not None:
-                    steady = self.kept(heg, steady, E.mul(repeat, trips))
-                return E.add(E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
+                self.kept_loads = {}
+                return E.add(fill, E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
             return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
         if isinstance(heg, Compute):
             return E.add(*[self.compute(p, repeat) for p in heg.ops])
@@ -115,20 +122,12 @@ class LatencyModel:
             return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
 
-    def kept(self, loop: For, steady: E.Expr, repeat: E.Expr) -> E.Expr:
-        """select(hoist, the steady iteration without the kept panels' loads, the plain one): only
-        the loop's first iteration (its fill and drain) reads them."""
-        categories = {k: list(v) for k, v in self.result.categories.items()}
-        knob_buffers = dict(self.result.load_knob_buffers)
-        self.skip = set(loop.hoist.tensors)
-        without, _ = self.pipe(loop.child, repeat, with_serial=True)
-        self.skip = set()
-        # the report's work totals and the double-buffering knobs stay those of the plain loop
-        self.result.categories, self.result.load_knob_buffers = categories, knob_buffers
-        self.result.knobs.append(loop.hoist.knob)
-        self.result.hoists.append(loop.hoist)
-        return E.select(E.Knob(loop.hoist.knob), E.with_label(without, f"pipe {loop.child.name} keeping "
-                                                                        f"{', '.join(loop.hoist.tensors)} in L1"), steady)
+    def panel_fill(self, hoist, repeat: E.Expr) -> E.Expr:
+        """Reading the kept panels before the loop: each load's block widened to the whole extent
+        of its device loop, as one load stage."""
+        panels = [dataclasses.replace(p, dims=(tuple(hoist.extent if d == hoist.block else d for d in p.dims[0]),))
+                  for p in hoist.loads]
+        return self.load_stage(panels, repeat)
 
     def trips(self, loop: For) -> E.Expr:
         extent, block = loop.trips
@@ -137,8 +136,7 @@ class LatencyModel:
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
-        loads = [p for p in pipe.loads if p.tensor not in self.skip]
-        l = self.load_stage(loads, repeat) if loads else E.Const(0)
+        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)
         m = self.latency(pipe.child, repeat)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if not pipe.loads and not pipe.stores:
@@ -169,6 +167,8 @@ class LatencyModel:
         cores = self.candidate.view.cores
         for position, prim in enumerate(loads):
             size = block_bytes(prim)
+            if prim.tensor in self.kept_loads:  # kept in L1 when the knob is on: nothing to read here
+                size = E.select(self.kept_loads[prim.tensor], E.Const(0), size)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
