@@ -24,7 +24,7 @@ throughput):
   architecture uses for its input type, plus a fixed call latency;
 - elementwise, reduction, fill, copy and transpose ops cost their tiles × the vector-unit cycles
   per tile of each body op.
-- a split loop's combine (root core of a line of `w` cores): each sender copies its partial
+- a split loop's combine (root core of a group of `w` cores): each sender copies its partial
   states into a circular buffer and writes them into the root's L1 (the root receives
   (w-1) states at the measured 1 <- all rate, a sender writes at the 1 -> 1 rate), after a
   ready/valid semaphore round trip to the farthest sender; the root then merges the w - 1 partials
