@@ -60,6 +60,11 @@ class Split:
         group = "".join(f"{DIM_NAMES[d]}{size}" for d, _, size in self.levels)
         return f"{self.loop.short}@{group}:{self.loop.combine}"
 
+    def to_json(self) -> dict:
+        """The split as a schedule records it."""
+        return {"loop": self.loop.name, "levels": [list(lv) for lv in self.levels], "combine": self.loop.combine,
+                "scheme": self.scheme}
+
     def rank(self, level_coord: dict[tuple[int, int], int]) -> int:
         """A core's position in its group (0 = the root), from its coordinate on each view level."""
         rank = 0

@@ -21,8 +21,8 @@ from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
-from loom.model.heg import HEG, Combine, For, Pipe, Seq, build_heg
-from loom.model.latency import Latency, candidate_latency, dim_expr, tiles
+from loom.model.heg import HEG, Combine, build_heg, nodes
+from loom.model.latency import Latency, candidate_latency, dim_expr, tile_bytes
 from loom.passes.l1_footprint import L1Footprint, l1_footprint
 from loom.solve.cpsat import Constraint, Problem
 
@@ -54,30 +54,19 @@ def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]], h
         slot = E.mul(size, E.add(1, *knobs), label=f"slot {term.slot} ({', '.join(term.buffers)})")
         for hoist in hoists:
             if set(hoist.buffers) & set(term.buffers):
-                panel = [E.mul(E.ceil_div(hoist.extent, dim_expr(d)), dim_expr(d)) if d == hoist.block
-                         else dim_expr(d) for d in term.dims]
+                panel = [dim_expr(d) for d in hoist.panel(term.dims)]
                 slot = E.select(E.Knob(hoist.knob), E.mul(term.element_bytes, *panel,
                                                           label=f"slot {term.slot} kept whole"), slot)
         terms.append(slot)
     return E.add(*terms)
 
 
-def _combines(heg: HEG) -> list[Combine]:
-    if isinstance(heg, Combine):
-        return [heg]
-    if isinstance(heg, Seq):
-        return [c for item in heg.items for c in _combines(item)]
-    if isinstance(heg, (For, Pipe)):
-        return _combines(heg.child)
-    return []
-
-
 def combine_footprint(heg: HEG, tile: tuple[int, int]) -> E.Expr:
     """L1 a split's root core adds: width - 1 gathered partial states, plus the log-sum-exp
     temporaries (new max, two rescale factors, one product per rescaled state)."""
     terms = []
-    for node in _combines(heg):
-        size = {p.buffer: E.mul(tiles(p.dims[0], tile), tile[0] * tile[1] * p.element_bytes) for p in node.states}
+    for node in [n for n in nodes(heg) if isinstance(n, Combine)]:
+        size = {p.buffer: tile_bytes(p, tile) for p in node.states}
         terms.append(E.mul(node.split.width - 1, E.add(*size.values())))
         if node.split.loop.combine == "lse":
             terms += [E.mul(3, size[p.buffer]) if p.ops[0] == "max" else size[p.buffer] for p in node.states]

@@ -75,13 +75,27 @@ class Pipe:
 class Hoist:
     """Loads of a device loop that the enclosing temporal loop may keep in L1 (one knob)."""
 
-    knob: str  # hoist_<tensors>
-    tensors: tuple[str, ...]
-    buffers: tuple[str, ...]
     loop: str  # the device loop's index (tile_k_idx)
     extent: int
     block: Dim
-    loads: tuple[Primitive, ...] = ()  # the kept loads, one block each
+    loads: tuple[Primitive, ...]  # the kept loads, one block each
+
+    @property
+    def tensors(self) -> tuple[str, ...]:
+        return tuple(p.tensor for p in self.loads)
+
+    @property
+    def buffers(self) -> tuple[str, ...]:
+        return tuple(p.buffer for p in self.loads)
+
+    @property
+    def knob(self) -> str:
+        return "hoist_" + "_".join(self.tensors)
+
+    def panel(self, dims: tuple[Dim, ...]) -> tuple[Dim, ...]:
+        """A kept buffer's shape: its block of the device loop widened to the loop's whole extent
+        (block sizes divide their extents)."""
+        return tuple(self.extent if d == self.block else d for d in dims)
 
 
 @dataclass
@@ -224,10 +238,8 @@ def _hoist(tile: Pipe, axis: str) -> Hoist | None:
             continue
         loads = [p for p in item.child.loads if p.transfer is not None and axis not in p.transfer.access.depends_on]
         if loads:
-            tensors = tuple(p.tensor for p in loads)
             extent, block = item.trips
-            return Hoist("hoist_" + "_".join(tensors), tensors, tuple(p.buffer for p in loads), item.name,
-                         extent, block, tuple(loads))
+            return Hoist(item.name, extent, block, tuple(loads))
     return None
 
 
@@ -239,6 +251,16 @@ def _states(block: Block, split: Split) -> list[Primitive]:
         states.append(Primitive("state", (buffer_dims(buffer),), _element_bytes(buffer), ops=(role,), buffer=label,
                                 dtype=str(buffer.type.element_type)))
     return states
+
+
+def nodes(heg: HEG):
+    """Every node of `heg`, parents before children."""
+    yield heg
+    if isinstance(heg, Seq):
+        for item in heg.items:
+            yield from nodes(item)
+    elif isinstance(heg, (For, Pipe)):
+        yield from nodes(heg.child)
 
 
 def pretty(heg: HEG, indent: int = 0) -> str:
@@ -260,4 +282,4 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["Combine", "Compute", "For", "Hoist", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]
+__all__ = ["Combine", "Compute", "For", "Hoist", "nodes", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]

@@ -79,6 +79,11 @@ def block_bytes(prim: Primitive) -> E.Expr:
     return E.mul(prim.element_bytes, *[dim_expr(d) for d in prim.dims[0]])
 
 
+def tile_bytes(prim: Primitive, tile: tuple[int, int]) -> E.Expr:
+    """Bytes of a block held in whole 32x32 tiles (a partial state's L1 and NoC volume)."""
+    return E.mul(tiles(prim.dims[0], tile), tile[0] * tile[1] * prim.element_bytes)
+
+
 class LatencyModel:
     """Prices one candidate's HEG on one architecture."""
 
@@ -125,8 +130,7 @@ class LatencyModel:
     def panel_fill(self, hoist, repeat: E.Expr) -> E.Expr:
         """Reading the kept panels before the loop: each load's block widened to the whole extent
         of its device loop, as one load stage."""
-        panels = [dataclasses.replace(p, dims=(tuple(hoist.extent if d == hoist.block else d for d in p.dims[0]),))
-                  for p in hoist.loads]
+        panels = [dataclasses.replace(p, dims=(hoist.panel(p.dims[0]),)) for p in hoist.loads]
         return self.load_stage(panels, repeat)
 
     def trips(self, loop: For) -> E.Expr:
@@ -250,8 +254,7 @@ class LatencyModel:
         noc, rates, vector = self.arch.noc, self.arch.rates, self.arch.vector_unit.cycles_per_tile
         senders = node.split.width - 1
         state_tiles = {p.buffer: tiles(p.dims[0], self.tile) for p in node.states}
-        state_bytes = E.add(*[E.mul(state_tiles[p.buffer], self.tile[0] * self.tile[1] * p.element_bytes)
-                              for p in node.states])
+        state_bytes = E.add(*[tile_bytes(p, self.tile) for p in node.states])
         hops = sum(size - 1 for _, _, size in node.split.levels)  # to the farthest sender
         path = hops * noc.hop_latency_cycles + noc.niu_latency_cycles
         pack = E.mul(E.add(*state_tiles.values()), vector["copy"])
@@ -311,4 +314,4 @@ def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:
     return LatencyModel(arch, candidate).build(heg)
 
 
-__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "tiles"]
+__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "tile_bytes", "tiles"]

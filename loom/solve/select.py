@@ -230,9 +230,7 @@ def _check_agrees(model: CandidateModel, schedule: Schedule) -> None:
                                      f"found {given[key]!r}")
     checks = {"view": [list(levels) for levels in c.view.levels], "order": list(c.order),
               "spatial": {a.axis: [list(lv) for lv in a.levels] for a in c.axes},
-              "split": {"loop": c.split.loop.name, "levels": [list(lv) for lv in c.split.levels],
-                        "combine": c.split.loop.combine,
-                        "scheme": c.split.scheme} if c.split else None}
+              "split": c.split.to_json() if c.split else None}
     for field, want in checks.items():
         given = getattr(schedule, field)
         if given and given != want:
@@ -300,9 +298,7 @@ def to_schedule(best: Ranked, arch: Arch, kernel: str, shape: dict[str, int], so
         spatial={a.axis: [list(lv) for lv in a.levels] for a in candidate.axes},
         transfers={t.tensor: {"mode": t.mode, "group": list(t.group)} for t in candidate.transfers
                    if t.direction == "load"},
-        split=({"loop": candidate.split.loop.name, "levels": [list(lv) for lv in candidate.split.levels],
-                "combine": candidate.split.loop.combine, "scheme": candidate.split.scheme}
-               if candidate.split else None),
+        split=candidate.split.to_json() if candidate.split else None,
         block_sizes=block_sizes, knobs=knobs, predicted_cycles=best.cycles,
         predicted_us=round(best.cycles / (arch.clock_ghz * 1000), 3), dominant=dominant,
         dominant_share=round(share, 4), source=source,

@@ -11,7 +11,7 @@ from loom.kernel_file import load_kernel_file
 from loom.mapping.candidates import enumerate_candidates
 from loom.model.constraints import build_model
 from loom.model import expr as E
-from loom.model.heg import Combine
+from loom.model.heg import Combine, nodes
 from loom.model.latency import LatencyModel
 from loom.pipeline import compile as compile_kernel
 from loom.schedule import Schedule
@@ -91,16 +91,10 @@ def test_combine_cost_grows_with_the_split_width():
     for cand in enumerate_candidates(module, arch).candidates:
         if cand.split is not None:
             heg = build_model(module, cand, arch).heg
-            combine = next(n for n in _walk(heg) if isinstance(n, Combine))
+            combine = next(n for n in nodes(heg) if isinstance(n, Combine))
             cost = LatencyModel(arch, cand).combine(combine, E.Const(1))
             costs[cand.split.width] = E.evaluate(cost, {"tile_m": 64, "tile_n": 64, "tile_k": 256})
     assert costs[2] < costs[4] < costs[8]
-
-
-def _walk(heg):
-    yield heg
-    for child in getattr(heg, "items", []) or ([heg.child] if hasattr(heg, "child") else []):
-        yield from _walk(child)
 
 
 def test_solver_chooses_split_k_for_a_skinny_gemm():
