@@ -115,7 +115,8 @@ class LatencyModel:
                     knob = E.Knob(heg.hoist.knob)
                     self.result.knobs.append(knob.name)
                     self.result.hoists.append(heg.hoist)
-                    fill = E.select(knob, self.panel_fill(heg.hoist, repeat), E.Const(0))
+                    # the panel reads count as work (the report's breakdown) only when the knob keeps them
+                    fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob)), E.Const(0))
                     self.kept_loads = {t: knob for t in heg.hoist.tensors}
                 steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
                 self.kept_loads = {}
