@@ -89,8 +89,20 @@ def _root(split: Split, states: list[State], senders: list[tuple[int, ...]]) -> 
     code.writer += [P.SemWait(VALID, n), P.SemSet(VALID, 0)]
     code.writer += [P.CbPush(f"gather_{s.label}") for s in states]
     code.compute += [P.CbWait(f"gather_{s.label}") for s in states]
-    for j in range(n):
-        code.compute += _merge(split.loop.combine, states, j, code)
+    scheme = split.loop.combine
+    if scheme == "lse":
+        (m,) = [s for s in states if s.role == "max"] or [None]
+        if m is None:
+            raise UnsupportedError("a log-sum-exp combine needs one running max among the carried values")
+        # temporaries: the new max, the two rescale factors, one product per rescaled state
+        code.locals += [P.Buffer(f"combine_{t}", m.dtype, m.rows, m.cols) for t in ("max", "own", "other")]
+        code.locals += [P.Buffer(f"combine_{s.label}", s.dtype, s.rows, s.cols) for s in states if s.role == "rescaled"]
+        for j in range(n):
+            code.compute += _rescale(states, m, j)
+    else:
+        op = {"sum": "add", "max": "max"}[scheme]
+        for j in range(n):
+            code.compute += [P.Binary(op, P.Ref(s.buffer), _partial(s, j), P.Ref(s.buffer)) for s in states]
     code.compute += [P.CbPop(f"gather_{s.label}") for s in states]
     return code
 
@@ -99,17 +111,8 @@ def _partial(s: State, j: int) -> P.Ref:
     return P.Ref(f"gather_{s.label}", row=j * s.rows, rows=s.rows, cols=s.cols)
 
 
-def _merge(scheme: str, states: list[State], j: int, code: CombineCode) -> list:
-    if scheme == "sum":
-        return [P.Binary("add", P.Ref(s.buffer), _partial(s, j), P.Ref(s.buffer)) for s in states]
-    if scheme == "max":
-        return [P.Binary("max", P.Ref(s.buffer), _partial(s, j), P.Ref(s.buffer)) for s in states]
-    (m,) = [s for s in states if s.role == "max"] or [None]
-    if m is None:
-        raise UnsupportedError("a log-sum-exp combine needs one running max among the carried values")
-    if not code.locals:  # temporaries, declared once: new max, the two rescale factors, products
-        code.locals += [P.Buffer(f"combine_{t}", m.dtype, m.rows, m.cols) for t in ("max", "own", "other")]
-        code.locals += [P.Buffer(f"combine_{s.label}", s.dtype, s.rows, s.cols) for s in states if s.role == "rescaled"]
+def _rescale(states: list[State], m: State, j: int) -> list:
+    """Merge partial j by log-sum-exp: M = max(m, m_j), x = x * exp(m - M) + x_j * exp(m_j - M), m = M."""
     new, own, other = P.Ref("combine_max"), P.Ref("combine_own"), P.Ref("combine_other")
     ops = [P.Binary("max", P.Ref(m.buffer), _partial(m, j), new),
            P.Binary("sub", P.Ref(m.buffer), new, own), P.Unary("exp", own, own),

@@ -48,7 +48,7 @@ def test_dropping_the_merge_is_caught(monkeypatch):
     """The check is not vacuous: without the log-sum-exp merge the numbers are wrong."""
     import loom.backend.combine as combine
 
-    monkeypatch.setattr(combine, "_merge", lambda *a: [])
+    monkeypatch.setattr(combine, "_rescale", lambda *a: [])  # the log-sum-exp merge of each partial
     _, outcome = _split_run(*CASES[5])
     assert not outcome.check.ok
 
