@@ -229,9 +229,17 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     orders = linear_extensions(labels, dominance_edges(scores))
     max_parallel = prod(max(a.extent // (a.fixed_block or 32), 1) for a in axes)
     all_views = enumerate_views(tuple(arch.grid.dims), len(labels))
-    # partial occupancy only where the grid has fewer tiles than cores, and down to a quarter of them
+    # partial occupancy down to a quarter of the cores where the grid has fewer tiles than cores;
+    # and, along a dimension whose full extent splits some axis's tiles unevenly (13 cores for 64
+    # tiles, which rules out every multicast there: cores sharing one run in lockstep), the largest
+    # power of two below that extent
+    tiles = [max(a.extent // (a.fixed_block or 32), 1) for a in axes]
+    fallback = [1 << (extent.bit_length() - 1) if any(t % extent for t in tiles) else extent
+                for extent in arch.grid.dims]
     views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims)
-             or (max_parallel < arch.num_cores and v.cores * MIN_OCCUPANCY >= arch.num_cores)]
+             or (v.cores * MIN_OCCUPANCY >= arch.num_cores
+                 and (max_parallel < arch.num_cores
+                      or all(used in (extent, low) for used, extent, low in zip(v.occupancy, arch.grid.dims, fallback))))]
     free = tuple(sorted(syms))
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle

@@ -102,6 +102,21 @@ def test_gemm_multicasts_a_along_the_n_dimension():
                 assert t.group == (1, 8)
 
 
+def test_a_dimension_that_splits_the_tiles_unevenly_also_offers_a_power_of_two_of_its_cores():
+    # 64 tiles on Blackhole's 13 x 10: no multicast fits the whole grid (cores sharing one run in
+    # lockstep), so 8 of the 13 columns and 8 of the 10 rows are offered, with 2-D multicasts
+    arch = load_arch("blackhole_p150")
+    cands = enumerate_candidates(lowered("matmul", {"M": 2048, "N": 2048, "K": 256}, arch.name).module, arch)
+    occupancies = {c.view.occupancy for c in cands.candidates}
+    assert {(13, 10), (8, 8), (13, 8), (8, 10)} <= occupancies
+    assert all(x in (13, 8) and y in (10, 8) for x, y in occupancies)  # no other partial occupancy
+    assert any(c.view.occupancy == (8, 8) and {t.mode for t in c.transfers if t.direction == "load"} == {"row", "column"}
+               for c in cands.candidates)
+    wormhole = enumerate_candidates(lowered("matmul", {"M": 2048, "N": 2048, "K": 256}).module,
+                                    load_arch("wormhole_n150"))
+    assert {c.view.occupancy for c in wormhole.candidates} == {(8, 8)}  # 8 divides 64: nothing changes
+
+
 def test_every_access_depends_on_every_axis_means_no_multicast():
     path = str(Path(__file__).parent / "elementwise_kernel.py")
     source = load_kernel_file(path)
