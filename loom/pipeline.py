@@ -175,6 +175,8 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
                                        total_time_limit_s=total_time_limit_s, block_sizes=block_sizes)
     chosen = select.to_schedule(ranked[0], target, kernel_name, shape or {}, source)
     chosen.split_note = split_note(concrete, candidates.candidates, ranked)
+    if schedule is not None:  # a replayed schedule keeps what its author noted (a baseline's rules)
+        chosen.notes = list(schedule.notes)
     block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
     return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,

@@ -3,11 +3,14 @@ checking its numbers against the kernel file's torch reference)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
+from xdsl.dialects import func
 
+from loom.arch import Arch
+from loom.backend.placement import place_row_major
 from loom.backend.program import Program, ProgramError
 from loom.backend.split import build_program
 from loom.errors import InternalError, LoomError
@@ -58,14 +61,32 @@ def tolerance(reference: np.ndarray, dtype: torch.dtype) -> float:
     return 2 * eps * max(float(np.abs(reference).max()), 1.0)
 
 
+def tensor_shapes(compilation) -> dict[str, tuple[int, ...]]:
+    """The shape of every global tensor of a compiled kernel, by name."""
+    fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    return {arg.name_hint: tuple(arg.type.get_shape()) for arg in fn.body.block.args}
+
+
 def run(compilation, args: tuple, *, reference=None, functional: bool = False, trace: bool = False,
-        flops: float | None = None) -> RunResult:
+        flops: float | None = None, valid: dict[str, tuple[int, ...]] | None = None,
+        placed_on: Arch | None = None) -> RunResult:
+    """Build the per-core programs of `compilation`'s top-1 schedule and simulate them.
+
+    valid: for a kernel compiled at a shape padded past the real one, each tensor's real shape
+    (`tensor_shapes` of the unpadded compilation): blocks are computed whole, but only the real
+    tiles move to and from DRAM (`loom.backend.program.Tensor.valid`).
+    placed_on: for a kernel compiled for a virtual grid (`loom.backend.placement.virtual_arch`),
+    the architecture to run it on, its cores placed row-major."""
     best = compilation.ranked[0]
     arch = compilation.lowering.arch
     check_numbers = reference is not None
     try:  # a program Loom built from a checked schedule that is malformed, overflows L1 or deadlocks is a Loom bug
         stage = "split (per-core programs)"
         program = run_stage(stage, build_program, compilation.lowering.stages["concrete"], best, arch)
+        if placed_on is not None:
+            program, arch = place_row_major(program, tuple(arch.grid.dims), placed_on), placed_on
+        if valid:
+            program = replace(program, tensors=tuple(replace(t, valid=valid[t.name]) for t in program.tensors))
         inputs = padded_inputs(program, args) if (functional or check_numbers) else None
         stage = "simulate"
         sim = run_stage(stage, lambda: simulate(program, arch, functional=functional or check_numbers,

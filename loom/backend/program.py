@@ -156,12 +156,18 @@ def _set(obj: object, name: str, value: object) -> None:
 
 @dataclass(frozen=True)
 class Tensor:
-    """A global tensor in DRAM. `shape` is in elements; its last two dims must be whole tiles."""
+    """A global tensor in DRAM. `shape` is in elements; its last two dims must be whole tiles.
+
+    `valid`, when set, is the extent (in elements) of the data the tensor really holds, for a
+    program compiled at a shape padded past it: blocks are computed whole, but only their tiles
+    inside `valid` are moved to or from DRAM, laid out (and interleaved over the banks) as a
+    tensor of that extent would be. This is how vendor kernels treat a padded last block."""
 
     name: str
     shape: tuple[int, ...]
     dtype: str
     kind: Literal["input", "output", "scratch"] = "input"
+    valid: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -562,7 +568,8 @@ class Program:
     def text(self) -> str:
         """A compact human-readable listing (one line per instruction, loops indented)."""
         lines = [f"program {self.name} on {self.arch}"]
-        lines += [f"  tensor {t.name} {list(t.shape)} {t.dtype} {t.kind}" for t in self.tensors]
+        lines += [f"  tensor {t.name} {list(t.shape)} {t.dtype} {t.kind}" + (f" valid {list(t.valid)}" if t.valid else "")
+                  for t in self.tensors]
         for g in self.groups:
             lines.append(f"  group '{g.label}': cores {', '.join(map(str, g.cores))}")
             lines += [f"    cb {c.name} {c.dtype} {c.rows}x{c.cols} x {c.slots} slots" for c in g.cbs]

@@ -89,6 +89,10 @@ def _check_tensors(program: Program, arch: Arch) -> None:
                                f"multiples of the {tr}x{tc} tile, found shape {t.shape}")
         if t.kind not in ("input", "output", "scratch"):
             raise ProgramError(f"tensor '{t.name}': expected kind input, output or scratch, found '{t.kind}'")
+        if t.valid is not None and (len(t.valid) != len(t.shape)
+                                    or not all(0 < v <= s for v, s in zip(t.valid, t.shape))):
+            raise ProgramError(f"tensor '{t.name}': expected a valid extent of {len(t.shape)} positive dims "
+                               f"within its shape {t.shape}, found {t.valid}")
 
 
 def _check_cores(group: CoreGroup, arch: Arch, seen: dict[tuple[int, ...], str]) -> None:

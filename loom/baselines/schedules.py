@@ -3,24 +3,42 @@ materialization, per-core split and simulator as Loom's own choices (like for li
 
 - GEMM: `matmul_default_config` (2-D multicast: A along rows from the left column, B down the
   columns; 1-D: one operand multicast to every core). TTNN's L1-fitted output block
-  (out_block_h x out_block_w tiles) and K block (in0_block_w tiles) are the block sizes.
+  (out_block_h x out_block_w tiles) and K block (in0_block_w tiles) are the block sizes. TTNN
+  launches one core per per-core block and pads the last ones (52 rows of tiles per core on
+  Blackhole's 10 rows for 512); the schedule is written for that padded shape and run moving
+  only the real tiles.
 - Flash Attention: q_chunk = k_chunk = 32 and TTNN's batch -> heads -> Q-chunk core split, K and
-  V read by every core (TTNN's chain forwarding of K/V between cores of one head is not
-  modelled: Loom has no forwarding transfer yet, so this baseline reads more DRAM than TTNN).
+  V read by every core (TTNN's newer chain forwarding of K/V between the cores of one head is
+  not reproduced, so this baseline reads more DRAM than today's TTNN).
 - Flash Decode: TTNN's k_chunk rule and its batch/head split over cores (one core per head when
   there are enough heads; TTNN's cross-core reduction is not needed then).
+- Attention core splits that no grid rectangle holds (128 of Blackhole's 13x10 cores) run on a
+  virtual grid placed row-major on the real one, as TTNN lays its cores out (`Baseline.placed_on`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import product
 
 from loom.arch import Arch
-from loom.baselines.ttnn_matmul import matmul_default_config
+from loom.backend.placement import virtual_arch
+from loom.baselines.ttnn_matmul import ceil_div, matmul_default_config
 from loom.baselines.ttnn_sdpa import sdpa_decode_config, sdpa_prefill_config
 from loom.schedule import Schedule, ScheduleError
 
 TILE = 32
+
+
+@dataclass
+class Baseline:
+    """A baseline's schedule, the architecture it is compiled for (the real one, or a virtual grid
+    shaped by its core split) and, for a virtual grid, the real one its cores run on row-major
+    (`loom.backend.placement`). `schedule.shape` may pad the real shape (`ttnn_gemm`)."""
+
+    schedule: Schedule
+    arch: Arch
+    placed_on: Arch | None = None
 
 
 def _split_over_grid(dims: tuple[int, ...], sizes: list[int]) -> list[list[int]] | None:
@@ -55,51 +73,84 @@ def _schedule(kernel: str, arch: Arch, shape: dict, order: list[str], cores: dic
                     knobs={}, source="baseline-ttnn", notes=[note])
 
 
-def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Schedule:
+def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Baseline:
+    """TTNN's default matmul config. TTNN launches one core per per_core_M x per_core_N output
+    block (a 1-D config: per row or column strip, laid out row-major over the grid) and pads the
+    last ones; the schedule is written for the padded shape (`Schedule.shape`), and the run moves
+    only the real tiles (`loom.run.run(valid=...)`), as TTNN's readers and writers do."""
     m, n, k = shape["M"], shape["N"], shape["K"]
     cfg = matmul_default_config(m, k, n, arch=arch, dtype=dtype)
-    gx, gy = cfg.grid
+    mt, nt = ceil_div(m, TILE), ceil_div(n, TILE)
     blocks = {"tile_m": cfg.out_block_h * TILE, "tile_n": cfg.out_block_w * TILE, "tile_k": cfg.in0_block_w * TILE}
-    note = f"TTNN {cfg.kind} grid {gx}x{gy}, per core {cfg.per_core_M}x{cfg.per_core_N} tiles, " \
-           f"out block {cfg.out_block_h}x{cfg.out_block_w}, in0_block_w {cfg.in0_block_w}"
     if cfg.kind == "mcast_2d":  # M down the grid's rows (y), N along them (x)
-        return _schedule("matmul", arch, shape, ["tile_m", "tile_n"], {"tile_m": [1, gy], "tile_n": [gx, 1]},
-                         {"x": {"mode": "row", "group": [gx, 1]}, "y": {"mode": "column", "group": [1, gy]}},
-                         blocks, note)
-    if cfg.kind in ("mcast_1d_in1", "mcast_1d_in0"):
-        spread, other = ("tile_m", "tile_n") if cfg.kind == "mcast_1d_in1" else ("tile_n", "tile_m")
+        gx, gy = ceil_div(nt, cfg.per_core_N), ceil_div(mt, cfg.per_core_M)
+        padded = {"M": gy * cfg.per_core_M * TILE, "N": gx * cfg.per_core_N * TILE, "K": k}
+        order, cores = ["tile_m", "tile_n"], {"tile_m": [1, gy], "tile_n": [gx, 1]}
+        transfers = {"x": {"mode": "row", "group": [gx, 1]}, "y": {"mode": "column", "group": [1, gy]}}
+    elif cfg.kind in ("mcast_1d_in1", "mcast_1d_in0"):
+        spread, other, dim, per_core = (("tile_m", "tile_n", "M", cfg.per_core_M) if cfg.kind == "mcast_1d_in1"
+                                        else ("tile_n", "tile_m", "N", cfg.per_core_N))
+        used = ceil_div(mt if dim == "M" else nt, per_core)
+        gx = min(used, cfg.grid[0])
+        gy = ceil_div(used, gx)
+        padded = {**shape, dim: gx * gy * per_core * TILE}
         shared = "y" if cfg.kind == "mcast_1d_in1" else "x"
-        return _schedule("matmul", arch, shape, [spread, other], {spread: [gx, gy], other: [1, 1]},
-                         {shared: {"mode": "rect", "group": [gx, gy]}}, blocks, note)
-    raise ScheduleError(f"TTNN config kind {cfg.kind} has no Loom schedule")
+        order, cores = [spread, other], {spread: [gx, gy], other: [1, 1]}
+        transfers = {shared: {"mode": "rect", "group": [gx, gy]}}
+    else:
+        raise ScheduleError(f"TTNN config kind {cfg.kind} has no Loom schedule")
+    note = f"TTNN {cfg.kind} on {gx}x{gy} cores, per core {cfg.per_core_M}x{cfg.per_core_N} tiles, " \
+           f"out block {cfg.out_block_h}x{cfg.out_block_w}, in0_block_w {cfg.in0_block_w}"
+    schedule = _schedule("matmul", arch, shape, order, cores, transfers, blocks, note)
+    if padded != shape:
+        schedule.shape = padded
+        schedule.notes.append("padded " + ", ".join(f"{d} {shape[d]} -> {padded[d]}" for d in shape
+                                                     if padded[d] != shape[d])
+                              + ": the last cores compute padding; only real tiles move to and from DRAM")
+    return Baseline(schedule, arch)
 
 
-def ttnn_flash_attention(shape: dict, arch: Arch) -> Schedule:
+def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
     b, h, length, d = shape["B"], shape["H"], shape["L"], shape["D"]
     cfg = sdpa_prefill_config(b, h, h, length, length, d, arch=arch, causal=False)
     sizes = [cfg.batch_parallel, cfg.nh_parallel, cfg.q_parallel]
-    split = _split_over_grid(tuple(arch.grid.dims), sizes)
-    if split is None:
-        raise ScheduleError(f"TTNN's core split {sizes} does not factor over the grid {list(arch.grid.dims)}")
-    cores = dict(zip(["b", "h", "tile_m"], split))
     note = f"TTNN SDPA: q_chunk = k_chunk = {cfg.q_chunk_size}, cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}"
-    return _schedule("flash_attention", arch, shape, ["b", "h", "tile_m"], cores, {},
-                     {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}, note)
+    blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
+    return _independent_cores("flash_attention", arch, shape, ["b", "h", "tile_m"], sizes, blocks, note)
 
 
-def ttnn_flash_decode(shape: dict, arch: Arch) -> Schedule:
+def ttnn_flash_decode(shape: dict, arch: Arch) -> Baseline:
     b, h, length, d = shape["B"], shape["H"], shape["L"], shape["D"]
     cfg = sdpa_decode_config(b, h, h, length, d, arch=arch)
     if cfg.cores_per_head > 1:
-        raise ScheduleError("TTNN splits each head over several cores here; Loom has no cross-core combine yet")
+        raise ScheduleError("TTNN splits each head over several cores here (a tree reduction between cores), "
+                            "which this baseline does not reproduce")
     heads_on_cores = max(1, cfg.num_active_cores // b)
-    split = _split_over_grid(tuple(arch.grid.dims), [b, min(heads_on_cores, h)])
-    if split is None:
-        raise ScheduleError(f"TTNN's core split does not factor over the grid {list(arch.grid.dims)}")
     note = f"TTNN SDPA decode: k_chunk {cfg.k_chunk_size}, {cfg.cores_per_batch} cores per batch, " \
            f"{cfg.heads_per_core} heads per core"
-    return _schedule("flash_decode", arch, shape, ["b", "h"], dict(zip(["b", "h"], split)), {},
-                     {"tile_n": cfg.k_chunk_size}, note)
+    return _independent_cores("flash_decode", arch, shape, ["b", "h"], [b, min(heads_on_cores, h)],
+                              {"tile_n": cfg.k_chunk_size}, note)
+
+
+def _independent_cores(kernel: str, arch: Arch, shape: dict, order: list[str], sizes: list[int],
+                       blocks: dict, note: str) -> Baseline:
+    """TTNN's attention kernels give core i (row-major over the grid) one part of the
+    axes' product, and no core talks to another. On a grid rectangle when the split factors over
+    one; otherwise on a virtual grid (every axis but the last along x, the last along y) whose
+    cores run row-major on the real one, as TTNN lays them out."""
+    split = _split_over_grid(tuple(arch.grid.dims), sizes)
+    if split is not None:
+        return Baseline(_schedule(kernel, arch, shape, order, dict(zip(order, split)), {}, blocks, note), arch)
+    if len(arch.grid.dims) != 2:
+        raise ScheduleError(f"TTNN's core split {sizes} does not factor over the grid {list(arch.grid.dims)}")
+    dims = (_prod(sizes[:-1]), sizes[-1])
+    virtual = virtual_arch(arch, dims)
+    cores = {axis: [size, 1] for axis, size in zip(order[:-1], sizes[:-1])}
+    cores[order[-1]] = [1, sizes[-1]]
+    schedule = _schedule(kernel, virtual, shape, order, cores, {}, blocks, note)
+    schedule.notes.append(f"{_prod(sizes)} cores laid out row-major on the {'x'.join(map(str, arch.grid.dims))} "
+                          f"grid, as TTNN does (compiled for a {dims[0]}x{dims[1]} virtual grid)")
+    return Baseline(schedule, virtual, placed_on=arch)
 
 
 TTNN = {"matmul": ttnn_gemm, "flash_attention": ttnn_flash_attention, "flash_decode": ttnn_flash_decode}

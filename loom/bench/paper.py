@@ -23,11 +23,12 @@ from loom.bench import plots
 from loom.errors import LoomError
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
-from loom.run import run
+from loom.run import run, tensor_shapes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GEMM_MN = [(16384, 16384), (16384, 2048), (16384, 256), (2048, 2048), (2048, 256), (256, 256)]
 GEMM_K = [256, 2048, 16384]
+TILE = 32
 
 
 def shapes(kernel: str, arch: str) -> list[dict]:
@@ -68,8 +69,11 @@ def measure(kernel: str, shape: dict, arch_name: str, jobs: int = 1) -> Row:
     loom_sim = run(loom, args, flops=flops).sim
     note, ttnn_cycles = "", None
     try:
-        baseline = _baseline(source, args, arch, shape, kernel)
-        ttnn_cycles = run(baseline, args, flops=flops).sim.cycles
+        baseline, placed_on = _baseline(source, arch, shape, kernel)
+        padded = baseline.schedule.shape != shape  # TTNN's padded last blocks: move only the real tiles
+        ttnn_args = source.example_args(baseline.schedule.shape, meta=True) if padded else args
+        ttnn_cycles = run(baseline, ttnn_args, flops=flops, valid=tensor_shapes(loom) if padded else None,
+                          placed_on=placed_on).sim.cycles
         note = "; ".join(baseline.schedule.notes[1:])
     except LoomError as err:
         note = f"no TTNN baseline: {err.message}"
@@ -80,24 +84,31 @@ def measure(kernel: str, shape: dict, arch_name: str, jobs: int = 1) -> Row:
                (best.cycles - loom_sim.cycles) / loom_sim.cycles, seconds, note)
 
 
-def _baseline(source, args, arch, shape, kernel):
-    """TTNN's choice compiled through Loom. TTNN sizes its output block for a bf16 intermediate
-    (packer L1 accumulation); Loom keeps the accumulator in fp32. When the block does not fit L1
-    that way, halve its larger side, as TTNN's own fitting loop would, and say so."""
-    schedule = TTNN[kernel](shape, arch)
+def _baseline(source, arch, shape, kernel):
+    """TTNN's choice compiled through Loom (at the padded shape its schedule names, if any). TTNN
+    sizes its output block for a bf16 intermediate (packer L1 accumulation); Loom keeps the
+    accumulator in fp32. When the block does not fit L1 that way, shrink its larger side to the
+    next smaller whole-tile divisor (halving a power of two), as TTNN's own fitting loop would,
+    and say so. Returns the compilation and the real architecture to run it on when it was
+    compiled for a virtual grid (`loom.baselines.schedules.Baseline`), else None."""
+    baseline = TTNN[kernel](shape, arch)
+    schedule, target = baseline.schedule, baseline.arch
+    args = source.example_args(schedule.shape, meta=True)
     for _ in range(6):
         try:
-            return compile_kernel(source.kernel, args, arch, shape=shape, schedule=schedule)
+            return compile_kernel(source.kernel, args, target, shape=schedule.shape,
+                                  schedule=schedule), baseline.placed_on
         except LoomError as err:
             sizes = schedule.block_sizes
             if "L1 footprint" not in err.message or not {"tile_m", "tile_n"} <= set(sizes):
                 raise
             side = "tile_m" if sizes["tile_m"] >= sizes["tile_n"] else "tile_n"
-            if sizes[side] <= 32:
+            if sizes[side] <= TILE:
                 raise
-            sizes[side] //= 2
-            schedule.notes.append(f"{side} halved to {sizes[side]} to fit L1 with an fp32 accumulator")
-    return compile_kernel(source.kernel, args, arch, shape=shape, schedule=schedule)
+            tiles = sizes[side] // TILE
+            sizes[side] = TILE * max(d for d in range(1, tiles) if tiles % d == 0)
+            schedule.notes.append(f"{side} shrunk to {sizes[side]} to fit L1 with an fp32 accumulator")
+    return compile_kernel(source.kernel, args, target, shape=schedule.shape, schedule=schedule), baseline.placed_on
 
 
 def geomean(values: list[float]) -> float:

@@ -43,6 +43,7 @@ def simulate(program: Program, arch: Arch | str | Path | None = None, *, functio
     extrapolate: steady-state extrapolation of the outer loop nest (steady.py). None (default)
         uses it in timing-only runs of large programs (at least AUTO_EXTRAPOLATE instructions
         executed, an outer nest of at least 32 iterations); True whenever the nest allows; False never.
+        A padded program (a tensor with a `valid` extent) is always simulated in full.
     flops: FLOP count for `SimResult.tflops()` (default: `program.meta["flops"]` if present).
     """
     if not isinstance(arch, Arch):
@@ -52,7 +53,11 @@ def simulate(program: Program, arch: Arch | str | Path | None = None, *, functio
     meta = {"program": program.name, "arch": arch.name, "clock_ghz": arch.clock_ghz,
             "l1": max(program.l1_bytes(arch).values(), default=0),
             "flops": flops if flops is not None else program.meta.get("flops")}
-    if extrapolate is not False and not functional and not trace:
+    padded = any(t.valid is not None and tuple(t.valid) != tuple(t.shape) for t in program.tensors)
+    if extrapolate and padded:
+        raise ValueError("expected no extrapolation of a padded program (its last iterations move less "
+                         "data than its first), found extrapolate=True")
+    if extrapolate is not False and not functional and not trace and not padded:
         steady = extrapolation_plan(program, min_instructions=AUTO_EXTRAPOLATE if extrapolate is None else 0)
         if steady is not None:
             program.validate(arch)

@@ -118,7 +118,7 @@ class TensorState:
     """A DRAM-interleaved global tensor: tile geometry and (functional mode) its tiles."""
 
     __slots__ = ("name", "shape", "dtype", "lead", "rows", "cols", "ntiles", "dram_tile_bytes", "tile_bytes",
-                 "data")
+                 "data", "valid_lead", "valid_rows", "valid_cols")
 
     def __init__(self, t: Any, arch: Arch):
         tr, tc = arch.tiling.tile_rows, arch.tiling.tile_cols
@@ -130,6 +130,9 @@ class TensorState:
         align = arch.dtypes.dram_alignment_bytes
         self.dram_tile_bytes = -(-self.tile_bytes // align) * align
         self.data: np.ndarray | None = None
+        valid = tuple(t.valid) if getattr(t, "valid", None) else self.shape
+        self.valid_lead = valid[:-2]
+        self.valid_rows, self.valid_cols = -(-valid[-2] // tr), -(-valid[-1] // tc)
 
     def start(self, idx: list[int], rows: int, cols: int, what: str) -> int:
         """Tile id of the block's first tile; raises if the block leaves the tensor."""
@@ -143,6 +146,18 @@ class TensorState:
         for i, n in zip(lead, self.lead):
             base = base * n + i
         return (base * self.rows + r) * self.cols + c
+
+    def moved(self, idx: list[int], rows: int, cols: int) -> tuple[int, int, int]:
+        """The part of a block that holds data (all of it unless the tensor has a `valid` extent):
+        its first tile id in the valid tensor's layout, its rows and its columns (0 when none)."""
+        *lead, r, c = idx
+        rows, cols = min(rows, self.valid_rows - r), min(cols, self.valid_cols - c)
+        if rows <= 0 or cols <= 0 or any(i >= n for i, n in zip(lead, self.valid_lead)):
+            return 0, 0, 0
+        base = 0
+        for i, n in zip(lead, self.valid_lead):
+            base = base * n + i
+        return (base * self.valid_rows + r) * self.valid_cols + c, rows, cols
 
     def block_ids(self, start: int, rows: int, cols: int) -> np.ndarray:
         """Tile ids of a block, row-major."""

@@ -110,7 +110,8 @@ class MovementMixin:
         core, env, fab = role.core, role.env, self.fabric
         t = self.tensors[ins.tensor]
         rows, cols = ins.rows, ins.cols
-        start = t.start([a.eval(env) for a in ins.index], rows, cols, self._where(role, ins))
+        ins_index = [a.eval(env) for a in ins.index]
+        start = t.start(ins_index, rows, cols, self._where(role, ins))
         n = rows * cols
         cb = core.cbs[ins.cb]
         off = ins.offset.eval(env)
@@ -121,7 +122,9 @@ class MovementMixin:
         port, pcost = fab.ingress(core.node, noc), fab.cost["ingress"]
         scost, bcost = fab.cost["dram_read"], fab.bank_cost
         done = now
-        for bank, count in bank_counts(start % banks, rows, cols, t.cols % banks, banks):
+        first, moved_rows, moved_cols = t.moved(ins_index, rows, cols)
+        moved = moved_rows * moved_cols
+        for bank, count in bank_counts(first % banks, moved_rows, moved_cols, t.valid_cols % banks, banks):
             nbytes = count * t.dram_tile_bytes
             bnode = fab.bank_nodes[bank]
             links = fab.route(noc, bnode, core.node)[0]
@@ -130,11 +133,11 @@ class MovementMixin:
                 (fab.stream("dram read", bnode, core.node, noc), nbytes * scost), (port, nbytes * pcost)))
             if f > done:
                 done = f
-        issue_end = now + n * self.issue
-        done = max(done, issue_end) + self.arch.dram.read_latency_cycles
+        issue_end = now + moved * self.issue
+        done = max(done, issue_end) + (self.arch.dram.read_latency_cycles if moved else 0)
         self._done(role, done)
-        self.read_bytes[t.name] += n * t.dram_tile_bytes
-        self.read_tiles[t.name] += n
+        self.read_bytes[t.name] += moved * t.dram_tile_bytes
+        self.read_tiles[t.name] += moved
         if self.functional:
             tiles = t.data[t.block_ids(start, rows, cols)].copy()
             self.schedule(done, self._land, (cb, cb.pushed + off, tiles))
@@ -146,7 +149,8 @@ class MovementMixin:
         core, env, fab = role.core, role.env, self.fabric
         t = self.tensors[ins.tensor]
         rows, cols = ins.rows, ins.cols
-        start = t.start([a.eval(env) for a in ins.index], rows, cols, self._where(role, ins))
+        ins_index = [a.eval(env) for a in ins.index]
+        start = t.start(ins_index, rows, cols, self._where(role, ins))
         n = rows * cols
         cb = core.cbs[ins.cb]
         off = ins.offset.eval(env)
@@ -157,7 +161,9 @@ class MovementMixin:
         port, pcost = fab.egress(core.node, noc), fab.cost["egress"]
         scost, bcost = fab.cost["dram_write"], fab.bank_cost
         done = now
-        for bank, count in bank_counts(start % banks, rows, cols, t.cols % banks, banks):
+        first, moved_rows, moved_cols = t.moved(ins_index, rows, cols)
+        moved = moved_rows * moved_cols
+        for bank, count in bank_counts(first % banks, moved_rows, moved_cols, t.valid_cols % banks, banks):
             nbytes = count * t.dram_tile_bytes
             bnode = fab.bank_nodes[bank]
             links = fab.route(noc, core.node, bnode)[0]
@@ -166,11 +172,11 @@ class MovementMixin:
                 (fab.bank_base + bank, nbytes * bcost)))
             if f > done:
                 done = f
-        issue_end = now + n * self.issue
-        done = max(done, issue_end) + self.arch.dram.write_latency_cycles
+        issue_end = now + moved * self.issue
+        done = max(done, issue_end) + (self.arch.dram.write_latency_cycles if moved else 0)
         self._done(role, done)
-        self.write_bytes[t.name] += n * t.dram_tile_bytes
-        self.write_tiles[t.name] += n
+        self.write_bytes[t.name] += moved * t.dram_tile_bytes
+        self.write_tiles[t.name] += moved
         if self.functional:
             t.data[t.block_ids(start, rows, cols)] = quantize(self._take(cb, cb.popped + off, n), t.dtype)
         if self.tracer:

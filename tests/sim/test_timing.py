@@ -15,6 +15,7 @@ from loom.backend import (
     CbWait,
     CoreGroup,
     DramRead,
+    DramWrite,
     Fill,
     Loop,
     Matmul,
@@ -25,7 +26,7 @@ from loom.backend import (
     Write,
     core_range,
 )
-from loom.backend.program import Buffer
+from loom.backend.program import Buffer, ProgramError
 from loom.sim import simulate
 from tests.sim.conftest import with_rates
 
@@ -166,3 +167,27 @@ def test_l1_overflow_stops_a_simulation(wh) -> None:
     g = CoreGroup(cores=((0, 0),), cbs=(CB("big", "float32", 20, 20, 1),))
     with pytest.raises(L1OverflowError, match="found 1638400 B"):
         simulate(Program(wh.name, (), (g,), "big"), wh)
+
+
+def test_a_padded_tensor_moves_only_its_valid_tiles(wh) -> None:
+    """A 2x4-tile block over a tensor whose data ends after 1 row and 3 columns of tiles: the
+    program reads and writes the whole block, DRAM moves 3 tiles each way, and the time is that
+    of the 3-tile transfer."""
+    def prog(valid):
+        tensors = (Tensor("A", (64, 128), BF16, valid=valid), Tensor("C", (64, 128), BF16, "output", valid=valid))
+        return Program(wh.name, tensors, (CoreGroup(cores=((0, 0),), cbs=(CB("buf", BF16, 2, 4),),
+                                                    reader=(CbReserve("buf"), DramRead("A", (0, 0), "buf", 2, 4),
+                                                            Barrier(), CbPush("buf")),
+                                                    writer=(CbWait("buf"), DramWrite("C", (0, 0), "buf", 2, 4),
+                                                            Barrier(), CbPop("buf"))),))
+    padded, real = simulate(prog((32, 70))), simulate(prog(None))
+    assert padded.dram_read_tiles_by_tensor == {"A": 3, "C": 0}
+    assert padded.dram_write_tiles_by_tensor == {"A": 0, "C": 3}
+    assert real.dram_read_tiles_by_tensor["A"] == 8
+    assert padded.cycles < real.cycles
+
+
+def test_a_valid_extent_must_lie_inside_the_tensor(wh) -> None:
+    prog = Program(wh.name, (Tensor("A", (64, 64), BF16, valid=(64, 96)),), _idle(wh, set()))
+    with pytest.raises(ProgramError, match=r"valid extent .* within its shape \(64, 64\), found \(64, 96\)"):
+        simulate(prog)

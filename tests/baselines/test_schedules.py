@@ -1,0 +1,86 @@
+"""TTNN's choices written as Loom schedules (loom.baselines.schedules): the padding TTNN's
+uneven core splits need, the row-major placement of its attention cores, and a padded baseline
+that runs and matches torch."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from loom.arch import load_arch
+from loom.backend.placement import place_row_major, virtual_arch
+from loom.backend.program import CB, CoreGroup, Multicast, Program, ProgramError
+from loom.baselines.schedules import ttnn_flash_attention, ttnn_flash_decode, ttnn_gemm
+from loom.kernel_file import load_kernel_file
+from loom.pipeline import compile as compile_kernel
+from loom.run import run, tensor_shapes
+from tests.conftest import EXAMPLES
+
+
+def test_gemm_on_blackhole_is_padded_to_ttnns_per_core_blocks():
+    # 2048 = 64 tiles: per_core_M = ceil(64 / 10) = 7 -> 10 rows of 7 = 70 tiles (2240);
+    # per_core_N = ceil(64 / 13) = 5 -> 13 columns of 5 = 65 tiles (2080)
+    baseline = ttnn_gemm({"M": 2048, "N": 2048, "K": 2048}, load_arch("blackhole_p150"))
+    assert baseline.schedule.shape == {"M": 2240, "N": 2080, "K": 2048}
+    assert baseline.schedule.view == [[1, 13], [10, 1]] and baseline.placed_on is None
+    assert "padded M 2048 -> 2240, N 2048 -> 2080" in baseline.schedule.notes[-1]
+
+
+def test_gemm_on_wormhole_needs_no_padding():
+    baseline = ttnn_gemm({"M": 2048, "N": 2048, "K": 2048}, load_arch("wormhole_n150"))
+    assert baseline.schedule.shape == {"M": 2048, "N": 2048, "K": 2048}
+    assert baseline.schedule.view == [[1, 8], [8, 1]]
+
+
+def test_one_dimensional_gemm_uses_ttnns_core_count_as_a_rectangle():
+    # 16384 x 256 on Blackhole: 1-D multicast of B, per_core_M = ceil(512 / 130) = 4 -> 128 cores,
+    # laid out as 13 x 10 = 130 (two cores compute padding): M padded to 130 * 4 tiles
+    baseline = ttnn_gemm({"M": 16384, "N": 256, "K": 2048}, load_arch("blackhole_p150"))
+    assert baseline.schedule.shape["M"] == 130 * 4 * 32
+    assert baseline.schedule.transfers == {"y": {"mode": "rect", "group": [13, 10]}}
+
+
+def test_attention_split_no_rectangle_holds_runs_row_major_on_a_virtual_grid():
+    bh = load_arch("blackhole_p150")
+    # B=1: TTNN's 1 x 32 heads x 4 Q parts = 128 cores; no rectangle of 13 x 10 holds that
+    baseline = ttnn_flash_attention({"B": 1, "H": 32, "L": 15360, "D": 64}, bh)
+    assert baseline.placed_on is bh and baseline.arch.grid.dims == [32, 4]
+    assert baseline.schedule.arch == "blackhole_p150@32x4"
+    decode = ttnn_flash_decode({"B": 16, "H": 32, "L": 4096, "D": 64}, bh)
+    assert decode.arch.grid.dims == [16, 8]
+    wormhole = ttnn_flash_decode({"B": 16, "H": 32, "L": 4096, "D": 64}, load_arch("wormhole_n150"))
+    assert wormhole.placed_on is None
+
+
+def test_row_major_placement_counts_x_fastest_and_refuses_cores_that_talk():
+    bh = load_arch("blackhole_p150")
+    virtual = virtual_arch(bh, (16, 8))
+    program = Program(virtual.name, (), [CoreGroup(cores=((vx, vy),), cbs=(CB("b", "bfloat16"),))
+                                         for vy in range(8) for vx in range(16)])
+    placed = place_row_major(program, (16, 8), bh)
+    where = {g.cores[0] for g in placed.groups}
+    assert placed.arch == bh.name and len(where) == 128
+    assert placed.groups[16].cores == ((3, 1),)  # virtual (0, 1) is core 16: x 16 mod 13, y 16 div 13
+    assert max(y for _, y in where) == 9
+    talking = Program(virtual.name, (), [CoreGroup(cores=((0, 0),), cbs=(CB("b", "bfloat16"),),
+                                                   reader=(Multicast((1, 0), (2, 0), "b"),))])
+    with pytest.raises(ProgramError, match="only programs whose cores work alone"):
+        place_row_major(talking, (16, 8), bh)
+
+
+def test_padded_baseline_matches_torch_and_writes_only_the_real_output():
+    # 416 = 13 tiles on Blackhole: per_core_M = ceil(13 / 10) = 2 -> 7 rows of cores, M padded to 448
+    bh = load_arch("blackhole_p150")
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    shape = {"M": 416, "N": 416, "K": 64}
+    baseline = ttnn_gemm(shape, bh)
+    assert baseline.schedule.shape["M"] == 448
+    torch.manual_seed(0)
+    args = source.example_args(shape)
+    real = compile_kernel(source.kernel, source.example_args(shape, meta=True), bh, shape=shape)
+    padded = compile_kernel(source.kernel, source.example_args(baseline.schedule.shape, meta=True), bh,
+                            shape=baseline.schedule.shape, schedule=baseline.schedule)
+    result = run(padded, args, reference=source.reference, valid=tensor_shapes(real))
+    assert result.check.ok, result.check
+    (out,) = [t for t in result.program.tensors if t.kind == "output"]
+    assert result.sim.dram_write_tiles_by_tensor[out.name] == 13 * 13
