@@ -232,14 +232,16 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     # partial occupancy down to a quarter of the cores where the grid has fewer tiles than cores;
     # and, along a dimension whose full extent splits some axis's tiles unevenly (13 cores for 64
     # tiles, which rules out every multicast there: cores sharing one run in lockstep), the largest
-    # power of two below that extent
+    # power of two below that extent, given whole to one axis
     tiles = [max(a.extent // (a.fixed_block or 32), 1) for a in axes]
     fallback = [1 << (extent.bit_length() - 1) if any(t % extent for t in tiles) else extent
                 for extent in arch.grid.dims]
     views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims)
              or (v.cores * MIN_OCCUPANCY >= arch.num_cores
                  and (max_parallel < arch.num_cores
-                      or all(used in (extent, low) for used, extent, low in zip(v.occupancy, arch.grid.dims, fallback))))]
+                      or all(used == extent or (used == low and len([f for f in factors if f > 1]) == 1)
+                             for used, extent, low, factors
+                             in zip(v.occupancy, arch.grid.dims, fallback, v.levels))))]
     free = tuple(sorted(syms))
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
@@ -292,9 +294,27 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                     if key in seen:
                         continue
                     seen.add(key)
+                    if not _lockstep_possible(mapped, transfers, arch.tiling.block_alignment):
+                        continue
                     knobs = tuple(f"db_{t.tensor}" for t in transfers if t.direction == "load")
                     candidates.append(Candidate(view, order, mapped, tuple(transfers), free, knobs, split))
     return candidates
+
+
+def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int) -> bool:
+    """Whether every axis whose cores share a multicast can split evenly over them at some block
+    size (stage 5's lockstep constraint, `loom.model.constraints`): 64 tiles never split over 26."""
+    shared = {axis for t in transfers if t.receivers > 1 for axis in t.access.spatial}
+    for a in axes:
+        if a.axis not in shared or a.spatial <= 1:
+            continue
+        if a.block is None:
+            counts = [-(-a.extent // (a.fixed_block or 1))]
+        else:
+            counts = [a.extent // b for b in range(alignment, a.extent + 1, alignment) if a.extent % b == 0]
+        if not any(n % a.spatial == 0 for n in counts):
+            return False
+    return True
 
 
 __all__ = ["AxisMapping", "Candidate", "CandidateSet", "Transfer", "enumerate_candidates", "DIM_NAMES"]
