@@ -3,7 +3,9 @@
 For every shape: compile with the solver (top-1) and with TTNN's default configuration written as
 a Schedule (`loom.baselines.schedules`), split both into per-core programs, simulate both
 (timing only), and record the simulated speedup over TTNN, the model's error against the
-simulator, and Loom's compile time. All figures are simulated, not measured on hardware. With an
+simulator, and Loom's compile time. A baseline written for a padded shape (TTNN's uneven core
+splits) runs moving only the real tiles; one written for a virtual grid runs row-major on the
+real one. All figures are simulated, not measured on hardware. With an
 output directory, `bench` writes the rows as CSV and draws them (`loom.bench.plots`).
 """
 
