@@ -119,6 +119,13 @@ class Affine:
             value += c * env[name]
         return value
 
+    def subst(self, name: str, value: Idx) -> Affine:
+        """This expression with variable `name` replaced by `value`."""
+        coeff = dict(self.terms).get(name)
+        if not coeff:
+            return self
+        return Affine(self.const, tuple(t for t in self.terms if t[0] != name)) + Affine.of(value) * coeff
+
     @property
     def variables(self) -> frozenset[str]:
         """Names this expression depends on."""
@@ -373,7 +380,11 @@ class RemoteRead:
 
 @dataclass(frozen=True)
 class Barrier:
-    """Wait until every transfer this role issued has completed."""
+    """Wait until the transfers this role issued have completed: every one (`kind="all"`), its
+    reads (`"reads"`: TT-Metalium's noc_async_read_barrier) or its writes, to DRAM or to other
+    cores (`"writes"`: noc_async_write_barrier)."""
+
+    kind: Literal["all", "reads", "writes"] = "all"
 
 
 @dataclass(frozen=True)

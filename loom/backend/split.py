@@ -40,6 +40,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from loom.arch import Arch
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
+from loom.backend.deferred_stores import defer_store_pops
 from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
@@ -248,12 +249,14 @@ class ProgramBuilder:
                 for c, t in self.transfer_of.items() if t.receivers > 1 for s in ("ready", "valid")]
         if self.split:
             sems += [P.Semaphore(READY), P.Semaphore(VALID)]
+        deferred = {b.name for b in self.buffers.values() if b.kind == "cb" and b.consumer == "writer" and b.slots >= 2}
         groups = []
         for coord, index in self.cores():
             roles, extra_cbs, extra_locals = self.core_roles(coord, index)
+            writer = defer_store_pops(list(roles.writer), deferred)
             groups.append(P.CoreGroup((coord,), tuple(cbs.values()) + extra_cbs,
                                       tuple(locals_.values()) + extra_locals, tuple(sems),
-                                      tuple(roles.reader), tuple(roles.compute), tuple(roles.writer),
+                                      tuple(roles.reader), tuple(roles.compute), tuple(writer),
                                       name=f"core {coord}"))
         return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
 
@@ -392,14 +395,16 @@ class ProgramBuilder:
         if op.src_space.data == "L1":
             tensor, index, rows, cols = self.global_block(op.dest, env)
             buf = self._buf_of_view(op.source)
-            roles.writer += [P.DramWrite(tensor, index, buf.name, rows, cols), P.Barrier()]
+            roles.writer.append(P.DramWrite(tensor, index, buf.name, rows, cols))
+            if buf.slots < 2:  # with two slots or more the writer waits for it later (deferred_stores)
+                roles.writer.append(P.Barrier())
             return
         tensor, index, rows, cols = self.global_block(op.source, env)
         buf = self._buf_of_view(op.dest)
         transfer = self.transfer_of[op]
         engine = roles.get(("hoist_" if buf.name in self.kept else "") + self.engine_of[op])
         if transfer.receivers <= 1:
-            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier()]
+            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier("reads")]
             return
         ready, valid = f"{buf.name}_ready", f"{buf.name}_valid"
         if transfer.mode.startswith("forward"):
@@ -408,7 +413,7 @@ class ProgramBuilder:
             return
         lo, hi = self.group_rect(coord, transfer.group)
         if coord == lo:  # the sender: read once, wait for every receiver's slot, multicast
-            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier(),
+            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier("reads"),
                              P.SemWait(ready, transfer.receivers - 1), P.SemSet(ready, 0),
                              P.Multicast(lo, hi, buf.name), P.SemSet(valid, 1, lo=lo, hi=hi)]
         else:
@@ -425,7 +430,7 @@ class ProgramBuilder:
         pred = tuple(c - s for c, s in zip(coord, step))
         succ = tuple(c + s for c, s in zip(coord, step))
         if position == 0:
-            code = [read, P.Barrier()]
+            code = [read, P.Barrier("reads")]
         else:
             code = [P.SemInc(ready, 1, core=pred), P.SemWait(valid, 1), P.SemSet(valid, 0)]
         if position < last:

@@ -98,7 +98,7 @@ class Role:
     """One engine of one core executing its instruction list."""
 
     __slots__ = ("core", "kind", "thread", "stack", "env", "done", "blocked", "block_since", "blocked_cycles",
-                 "busy", "outstanding", "end", "noc")
+                 "busy", "outstanding", "reads_out", "writes_out", "peer_out", "end", "noc")
 
     def __init__(self, core: CoreState, kind: str, body: tuple, env: dict[str, int], noc: int):
         self.core, self.kind, self.thread = core, kind, ROLES.index(kind)
@@ -109,7 +109,10 @@ class Role:
         self.block_since: float | None = None
         self.blocked_cycles = 0.0
         self.busy = 0.0
-        self.outstanding = 0.0
+        self.outstanding = 0.0  # when every transfer issued so far has landed
+        self.reads_out = 0.0  # ... every read (DRAM or another core's L1)
+        self.writes_out = 0.0  # ... every write (DRAM, another core's L1, multicast)
+        self.peer_out = 0.0  # ... every write into other cores (semaphore messages land after these)
         self.end = 0.0
         self.noc = noc
 
@@ -374,7 +377,8 @@ class Simulator(MovementMixin, ComputeMixin):
             self.wake(sem.waiters)
 
     def _barrier(self, role: Role, ins: Barrier) -> Any:
-        return role.outstanding if role.outstanding > self.now else None
+        until = {"all": role.outstanding, "reads": role.reads_out, "writes": role.writes_out}[ins.kind]
+        return until if until > self.now else None
 
     # --- results ------------------------------------------------------------------------------
 

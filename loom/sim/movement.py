@@ -96,9 +96,15 @@ class MovementMixin:
         cb, first, tiles = arg
         cb.data[(first + np.arange(len(tiles))) % cb.cap] = tiles
 
-    def _done(self: Any, role: Role, done: float) -> None:
-        if done > role.outstanding:
-            role.outstanding = done
+    def _done(self: Any, role: Role, done: float, kind: str) -> None:
+        """Record a transfer that lands at `done`: a "read", a "dram write" or a "peer" write."""
+        role.outstanding = max(role.outstanding, done)
+        if kind == "read":
+            role.reads_out = max(role.reads_out, done)
+        else:
+            role.writes_out = max(role.writes_out, done)
+            if kind == "peer":
+                role.peer_out = max(role.peer_out, done)
 
     def _trace(self: Any, role: Role, name: str, issue_end: float, done: float) -> None:
         self.tracer.slice(role.core.index, role.thread, name, self.now, issue_end, "issue")
@@ -135,7 +141,7 @@ class MovementMixin:
                 done = f
         issue_end = now + moved * self.issue
         done = max(done, issue_end) + (self.arch.dram.read_latency_cycles if moved else 0)
-        self._done(role, done)
+        self._done(role, done, "read")
         self.read_bytes[t.name] += moved * t.dram_tile_bytes
         self.read_tiles[t.name] += moved
         if self.functional:
@@ -174,7 +180,7 @@ class MovementMixin:
                 done = f
         issue_end = now + moved * self.issue
         done = max(done, issue_end) + (self.arch.dram.write_latency_cycles if moved else 0)
-        self._done(role, done)
+        self._done(role, done, "dram write")
         self.write_bytes[t.name] += moved * t.dram_tile_bytes
         self.write_tiles[t.name] += moved
         if self.functional:
@@ -205,7 +211,7 @@ class MovementMixin:
             (fab.ingress(dst.node, noc), nbytes * cost["ingress"])))
         issue_end = now + self.issue
         done = max(f, issue_end) + 2 * fab.niu + hops * fab.hop
-        self._done(role, done)
+        self._done(role, done, "peer")
         if self.functional:
             self.schedule(done, self._land, (dcb, dcb.pushed + doff, self._take(cb, first, n)))
         if self.tracer:
@@ -250,7 +256,7 @@ class MovementMixin:
             (fab.egress(core.node, noc), nbytes * fab.cost["egress"])))
         issue_end = now + self.issue
         done = max(f, issue_end) + 2 * fab.niu + depth * fab.hop
-        self._done(role, done)
+        self._done(role, done, "peer")
         if self.functional:
             tiles = self._take(cb, first, n)
             for dcb in dcbs:
@@ -281,7 +287,7 @@ class MovementMixin:
             (fab.ingress(core.node, noc), nbytes * cost["ingress"])))
         issue_end = now + self.issue
         done = max(f, issue_end) + 4 * fab.niu + (hops + back) * fab.hop
-        self._done(role, done)
+        self._done(role, done, "read")
         if self.functional:
             self.schedule(done, self._land, (cb, cb.pushed + doff, self._take(scb, scb.popped + off, n)))
         if self.tracer:
@@ -301,7 +307,7 @@ class MovementMixin:
                 raise ProgramError(f"{self._where(role, ins)}: expected semaphore '{ins.sem}' on core "
                                    f"{dst.coord}, found only {', '.join(dst.sems) or 'none'}")
             hops = fab.route(noc, role.core.node, dst.node)[1]
-            at = max(issue_end + 2 * fab.niu + hops * fab.hop, role.outstanding)
+            at = max(issue_end + 2 * fab.niu + hops * fab.hop, role.peer_out)
             self.schedule(at, self.sem_update, (sem, value, add))
         return issue_end
 
