@@ -10,7 +10,9 @@ what that role does:
   one storage slot share it.
 - DRAM loads of a pipe stage alternate between the reader and the writer (`engines.py`), stores
   go to the writer, linalg ops to compute (fill, matmul, transpose, elementwise with row
-  broadcast, row reductions, copies).
+  broadcast, row reductions, copies). Loads wait for their reads only; a store whose buffer has
+  two slots is not waited for at once, so the writer's next loads overlap it
+  (`deferred_stores.py`).
 - A multicast load is read by the group's first core, which waits until every receiver has
   reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
   `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
