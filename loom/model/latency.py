@@ -14,7 +14,9 @@ throughput):
 - a DRAM load stage on one core: its loads alternate between the two data-movement engines
   (`loom.backend.engines`), each reading its operands one after the other at the core's measured
   DRAM read rate; an operand multicast to a group is read once by its sender and then pushed
-  over the NoC at the measured multicast rate plus a per-hop latency across the group. All cores
+  over the NoC at the measured multicast rate plus a per-hop latency across the group. The
+  sender waits for its reads but not for its multicasts, which run while it reads the next
+  block: an engine takes the larger of its reads and its multicasts. All cores
   read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor the NoC links that
   leave the DRAM bank columns, shared by every reader (cores / group readers per operand): the
   stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
@@ -167,6 +169,7 @@ class LatencyModel:
     def load_stage(self, loads: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
+        multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
         chip: dict[str, list[E.Expr]] = {}
         lines: dict[str, list[E.Expr]] = {}
         cores = self.candidate.view.cores
@@ -178,6 +181,7 @@ class LatencyModel:
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
             work = [read, E.Const(noc.transfer_issue_cycles)]
+            pushes = []
             if group > 1 and prim.transfer.mode.startswith("forward"):  # store and forward down the line
                 hop = E.add(E.rate(size, rates.core_to_core, label=f"forward {prim.tensor}"),
                             noc.hop_latency_cycles + noc.niu_latency_cycles + noc.transfer_issue_cycles)
@@ -189,13 +193,15 @@ class LatencyModel:
                 push = E.add(E.rate(size, rates.multicast, label=f"multicast {prim.tensor}"),
                              span * noc.hop_latency_cycles + noc.niu_latency_cycles)
                 self.result.categories["noc"].append(E.mul(repeat, push))
-                work.append(push)
+                pushes.append(push)
             engine = load_engine(position)
             engines.setdefault(engine, []).extend(work)
+            multicasts.setdefault(engine, []).extend(pushes)
             readers = E.mul(-(-cores // group), size)
             chip.setdefault(engine, []).append(readers)
             lines.setdefault(engine, []).append(E.rate(readers, self.arrival_bandwidth(engine, prim)))
-        per_core = E.maximum(*[E.add(*work) for work in engines.values()])
+        per_core = E.maximum(*[E.add(*work) for work in engines.values()],
+                             *[E.add(*pushes) for pushes in multicasts.values() if pushes])
         total = E.add(*[bytes_ for parts in chip.values() for bytes_ in parts])
         bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth")]
         for engine, parts in chip.items():
