@@ -82,6 +82,12 @@ class _Roles:
 _ROLE_LISTS = ("reader", "compute", "writer", "hoist_reader", "hoist_writer")
 
 
+def _defers_stores(buf: _Buf) -> bool:
+    """Whether the writer waits for the stores from `buf` later (`deferred_stores`), not at once:
+    with two slots or more, compute can fill the next block while the last one is stored."""
+    return buf.kind == "cb" and buf.slots >= 2
+
+
 def _tiles(extent: int, tile: int) -> int:
     return -(-extent // tile)
 
@@ -251,7 +257,7 @@ class ProgramBuilder:
                 for c, t in self.transfer_of.items() if t.receivers > 1 for s in ("ready", "valid")]
         if self.split:
             sems += [P.Semaphore(READY), P.Semaphore(VALID)]
-        deferred = {b.name for b in self.buffers.values() if b.kind == "cb" and b.consumer == "writer" and b.slots >= 2}
+        deferred = {b.name for b in self.buffers.values() if b.consumer == "writer" and _defers_stores(b)}
         groups = []
         for coord, index in self.cores():
             roles, extra_cbs, extra_locals = self.core_roles(coord, index)
@@ -398,7 +404,7 @@ class ProgramBuilder:
             tensor, index, rows, cols = self.global_block(op.dest, env)
             buf = self._buf_of_view(op.source)
             roles.writer.append(P.DramWrite(tensor, index, buf.name, rows, cols))
-            if buf.slots < 2:  # with two slots or more the writer waits for it later (deferred_stores)
+            if not _defers_stores(buf):
                 roles.writer.append(P.Barrier())
             return
         tensor, index, rows, cols = self.global_block(op.source, env)

@@ -47,7 +47,7 @@ from loom.backend.program import (
 from loom.sim.data import from_tiles, quantize, to_tiles
 from loom.sim.errors import DeadlockError, Wait
 from loom.sim.movement import MovementMixin
-from loom.sim.noc import Fabric
+from loom.sim.noc import Fabric, bank_counts
 from loom.sim.operands import ComputeMixin
 from loom.sim.report import RawStats
 from loom.sim.trace import TraceRecorder
@@ -98,7 +98,7 @@ class Role:
     """One engine of one core executing its instruction list."""
 
     __slots__ = ("core", "kind", "thread", "stack", "env", "done", "blocked", "block_since", "blocked_cycles",
-                 "busy", "outstanding", "reads_out", "writes_out", "peer_out", "end", "noc")
+                 "busy", "reads_out", "writes_out", "peer_out", "end", "noc")
 
     def __init__(self, core: CoreState, kind: str, body: tuple, env: dict[str, int], noc: int):
         self.core, self.kind, self.thread = core, kind, ROLES.index(kind)
@@ -109,12 +109,16 @@ class Role:
         self.block_since: float | None = None
         self.blocked_cycles = 0.0
         self.busy = 0.0
-        self.outstanding = 0.0  # when every transfer issued so far has landed
-        self.reads_out = 0.0  # ... every read (DRAM or another core's L1)
+        self.reads_out = 0.0  # when every read issued so far (DRAM or another core's L1) has landed
         self.writes_out = 0.0  # ... every write (DRAM, another core's L1, multicast)
         self.peer_out = 0.0  # ... every write into other cores (semaphore messages land after these)
         self.end = 0.0
         self.noc = noc
+
+    @property
+    def outstanding(self) -> float:
+        """When every transfer issued so far has landed."""
+        return max(self.reads_out, self.writes_out)
 
 
 class TensorState:
@@ -150,17 +154,18 @@ class TensorState:
             base = base * n + i
         return (base * self.rows + r) * self.cols + c
 
-    def moved(self, idx: list[int], rows: int, cols: int) -> tuple[int, int, int]:
-        """The part of a block that holds data (all of it unless the tensor has a `valid` extent):
-        its first tile id in the valid tensor's layout, its rows and its columns (0 when none)."""
+    def moved(self, idx: list[int], rows: int, cols: int, banks: int) -> tuple[int, tuple[tuple[int, int], ...]]:
+        """The tiles of a block that hold data (all of them unless the tensor has a `valid` extent)
+        and how many of them each DRAM bank serves, laid out as the valid tensor is interleaved."""
         *lead, r, c = idx
         rows, cols = min(rows, self.valid_rows - r), min(cols, self.valid_cols - c)
         if rows <= 0 or cols <= 0 or any(i >= n for i, n in zip(lead, self.valid_lead)):
-            return 0, 0, 0
+            return 0, ()
         base = 0
         for i, n in zip(lead, self.valid_lead):
             base = base * n + i
-        return (base * self.valid_rows + r) * self.valid_cols + c, rows, cols
+        first = (base * self.valid_rows + r) * self.valid_cols + c
+        return rows * cols, bank_counts(first % banks, rows, cols, self.valid_cols % banks, banks)
 
     def block_ids(self, start: int, rows: int, cols: int) -> np.ndarray:
         """Tile ids of a block, row-major."""
@@ -377,7 +382,7 @@ class Simulator(MovementMixin, ComputeMixin):
             self.wake(sem.waiters)
 
     def _barrier(self, role: Role, ins: Barrier) -> Any:
-        until = {"all": role.outstanding, "reads": role.reads_out, "writes": role.writes_out}[ins.kind]
+        until = role.reads_out if ins.kind == "reads" else role.writes_out if ins.kind == "writes" else role.outstanding
         return until if until > self.now else None
 
     # --- results ------------------------------------------------------------------------------

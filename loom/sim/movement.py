@@ -37,7 +37,6 @@ from loom.backend.program import (
     Write,
 )
 from loom.sim.data import quantize
-from loom.sim.noc import bank_counts
 
 if TYPE_CHECKING:
     from loom.sim.engine import CBState, CoreState, Role
@@ -98,7 +97,6 @@ class MovementMixin:
 
     def _done(self: Any, role: Role, done: float, kind: str) -> None:
         """Record a transfer that lands at `done`: a "read", a "dram write" or a "peer" write."""
-        role.outstanding = max(role.outstanding, done)
         if kind == "read":
             role.reads_out = max(role.reads_out, done)
         else:
@@ -128,9 +126,8 @@ class MovementMixin:
         port, pcost = fab.ingress(core.node, noc), fab.cost["ingress"]
         scost, bcost = fab.cost["dram_read"], fab.bank_cost
         done = now
-        first, moved_rows, moved_cols = t.moved(ins_index, rows, cols)
-        moved = moved_rows * moved_cols
-        for bank, count in bank_counts(first % banks, moved_rows, moved_cols, t.valid_cols % banks, banks):
+        moved, per_bank = t.moved(ins_index, rows, cols, banks)
+        for bank, count in per_bank:
             nbytes = count * t.dram_tile_bytes
             bnode = fab.bank_nodes[bank]
             links = fab.route(noc, bnode, core.node)[0]
@@ -167,9 +164,8 @@ class MovementMixin:
         port, pcost = fab.egress(core.node, noc), fab.cost["egress"]
         scost, bcost = fab.cost["dram_write"], fab.bank_cost
         done = now
-        first, moved_rows, moved_cols = t.moved(ins_index, rows, cols)
-        moved = moved_rows * moved_cols
-        for bank, count in bank_counts(first % banks, moved_rows, moved_cols, t.valid_cols % banks, banks):
+        moved, per_bank = t.moved(ins_index, rows, cols, banks)
+        for bank, count in per_bank:
             nbytes = count * t.dram_tile_bytes
             bnode = fab.bank_nodes[bank]
             links = fab.route(noc, core.node, bnode)[0]
