@@ -35,8 +35,8 @@ def main() -> None:
     args = GEMM.example_args(shape, meta=True)
     compilation = compile_kernel(GEMM.kernel, args, "wormhole_n150", shape=shape, block_sizes=sizes, top_k=0)
     ranked = compilation.ranked
-    kept = next(r for r in ranked if r.model.latency.hoists)
-    knob = kept.model.latency.hoists[0].knob
+    kept = next(r for r in ranked if r.model.hoists)
+    knob = kept.model.hoists[0].knob
     print(f"GEMM {shape} at {sizes} on wormhole_n150, candidate {kept.name}:")
     for on in (0, 1):
         show(compilation, kept, {**kept.values, knob: on}, args, f"{knob}={on}")
@@ -45,7 +45,7 @@ def main() -> None:
                  .replace("forward_column", "unicast"))
     print("forwarding against the same mapping with unicast (no panel kept):")
     for r in (chained, plain):
-        show(compilation, r, {**r.values, **{h.knob: 0 for h in r.model.latency.hoists}}, args, r.name)
+        show(compilation, r, {**r.values, **{h.knob: 0 for h in r.model.hoists}}, args, r.name)
 
 
 if __name__ == "__main__":

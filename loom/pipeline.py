@@ -62,11 +62,13 @@ def _frontend(kernel: object, args: tuple, target: Arch) -> ModuleOp:
     from loom.frontend.helion import trace_kernel
     from loom.frontend.lower import check_dram_capacity, lower_kernel
     from loom.frontend.reductions import annotate_reductions
+    from loom.ops import check_module
 
     traced = trace_kernel(kernel, args)
     check_dram_capacity(traced, target)  # the tensors must fit the chip's DRAM
     module = lower_kernel(traced, target.tiling.block_alignment)
     annotate_reductions(module)  # which device loops may be split across cores, and their combine
+    check_module(module, target, lambda loc: traced.line_location(int(loc.rpartition(":")[2])))  # op table
     return module
 
 

@@ -175,10 +175,12 @@ class VectorUnit(_Frozen):
         return self
 
 
-class Eltwise(_Frozen):
-    """Element-wise throughput of the matrix engine's datapath."""
+class DataMover(_Frozen):
+    """The unpacker (L1 -> the matrix unit's source registers) or the packer (destination register
+    -> L1) of a core, priced per tile by storage format (`loom.cost`)."""
 
-    elements_per_cycle: PosInt = Field(description="Elements per cycle of FPU element-wise add/sub/mul.")
+    cycles_per_tile: dict[str, PosInt] = Field(
+        min_length=1, description="Cycles to move one tile of each dtype (keys must be dtypes in dtypes.tile_bytes).")
 
 
 class Dtypes(_Frozen):
@@ -210,8 +212,9 @@ class Arch(_Frozen):
     noc: Noc = Field(description="Network-on-chip.")
     rates: Rates = Field(description="Measured per-core data-movement rates.")
     matrix_engine: MatrixEngine = Field(description="Matrix unit.")
-    vector_unit: VectorUnit = Field(description="Vector unit.")
-    eltwise: Eltwise = Field(description="FPU element-wise throughput.")
+    vector_unit: VectorUnit = Field(description="Vector unit (and the FPU's element-wise ops), math cycles per tile.")
+    unpack: DataMover = Field(description="Unpacker: L1 tiles into the matrix unit's source registers.")
+    pack: DataMover = Field(description="Packer: the destination register's tiles into L1.")
     dtypes: Dtypes = Field(description="Tile storage formats.")
     tiling: Tiling = Field(description="Tile and block-size rules.")
     launch_overhead_cycles: NonNegInt = Field(description="Overhead of launching one program on the device.")
@@ -233,6 +236,12 @@ class Arch(_Frozen):
                 bounds = " x ".join(f"[-1, {d}]" for d in self.grid.dims)
                 inconsistent(f"dram.bank_positions.{i}",
                              f"expected {ndims} coordinate(s) within {bounds}, found {pos}")
+        for section in ("unpack", "pack"):
+            for dtype in getattr(self, section).cycles_per_tile:
+                if dtype not in self.dtypes.tile_bytes:
+                    inconsistent(f"{section}.cycles_per_tile.{dtype}",
+                                 f"expected a dtype listed in dtypes.tile_bytes "
+                                 f"({', '.join(self.dtypes.tile_bytes)}), found '{dtype}'")
         for dtype in self.matrix_engine.default_fidelity:
             if dtype not in self.dtypes.tile_bytes:
                 inconsistent(f"matrix_engine.default_fidelity.{dtype}",

@@ -428,8 +428,10 @@ class SemInc:
 
 
 Fidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
-BinaryOp = Literal["add", "sub", "mul", "div", "max"]
-UnaryOp = Literal["exp", "recip", "neg", "scale", "copy"]
+BinaryOp = str
+"""A binary op of the op table (`loom.ops`, form "binary"): add, sub, mul, div, max, min, ..."""
+UnaryOp = str
+"""A unary op of the op table (form "unary"): exp, log, recip, neg, scale, copy, ..."""
 Bcast = Literal["none", "row", "col", "scalar"]
 
 
@@ -478,7 +480,8 @@ class Binary:
 
 @dataclass(frozen=True)
 class Unary:
-    """`dst = op(src)`; "scale" multiplies by `scale`, "copy" converts to dst's dtype."""
+    """`dst = op(src) * scale` for an op of `loom.ops` (`scale` is the identity, so it only multiplies;
+    "copy" converts to dst's dtype)."""
 
     op: UnaryOp
     src: Ref
@@ -490,7 +493,7 @@ class Unary:
 class Reduce:
     """Row reduction: `dst[:, 0] = scale * reduce(src, axis=1)` (dst is one tile wide)."""
 
-    op: Literal["max", "sum"]
+    op: str  # a reduction of `loom.ops`: "max" or "sum"
     src: Ref
     dst: Ref
     scale: float = 1.0

@@ -39,18 +39,18 @@ from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from loom import ops
 from loom.arch import Arch
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.deferred_stores import defer_store_pops
 from loom.backend.engines import load_engine
-from loom.errors import UnsupportedError
+from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.reduction import split_loop_op
-
-_BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div", "maximumf": "max"}
+from loom.model.knobs import Knob, double_buffered
 
 
 @dataclass
@@ -96,7 +96,7 @@ class ProgramBuilder:
     """Builds the `Program` of one schedule."""
 
     def __init__(self, concrete: ModuleOp, candidate: Candidate, block_sizes: dict[str, int],
-                 knobs: dict[str, int], knob_buffers: dict[str, list[str]], arch: Arch, hoists=()):
+                 knobs: dict[str, int], declared: list[Knob], arch: Arch):
         self.module, self.candidate, self.arch = concrete, candidate, arch
         self.sizes = block_sizes
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
@@ -105,9 +105,9 @@ class ProgramBuilder:
         self.copies = [op for op in self.grid.walk() if isinstance(op, CopyOp)]
         self.transfer_of = dict(zip(self.copies, candidate.transfers))
         self.engine_of = self._load_engines()
-        doubled = {b for k, v in knobs.items() if v for b in knob_buffers.get(k, [])}
+        doubled = double_buffered(declared, knobs)
         self.kept = {}  # buffer label -> (device loop variable, its trips) for panels kept in L1
-        for hoist in hoists:
+        for hoist in [k.hoist for k in declared if k.hoist is not None]:
             if knobs.get(hoist.knob):
                 block = hoist.block if isinstance(hoist.block, int) else block_sizes[hoist.block]
                 self.kept.update({b: (hoist.loop, _tiles(hoist.extent, block)) for b in hoist.buffers})
@@ -475,29 +475,42 @@ class ProgramBuilder:
         return self.generic(op, ref)
 
     def generic(self, op: GenericOp, ref) -> object:
-        body = [o for o in op.body.block.ops if o.name != "linalg.yield"]
+        """An elementwise or row-reduction generic as its op-table instruction (format conversions
+        in the body are the unpacker's and packer's, not instructions)."""
+        body = [o for o in op.body.block.ops if o.name != "linalg.yield" and o.name not in ops.CONVERSIONS]
         out = op.outputs[0]
-        if any(t.data == IteratorType.REDUCTION for t in op.iterator_types):
-            kind = {"arith.maximumf": "max", "arith.addf": "sum"}.get(body[0].name)
-            if kind is None or len(body) != 1:
-                raise UnsupportedError(f"reduction with body {[o.name for o in body]} is not supported")
-            return P.Reduce(kind, ref(op.inputs[0]), ref(out))
-        names = [o.name.split(".")[-1] for o in body]
-        if names in (["truncf"], ["extf"]):
+        reduction = any(t.data == IteratorType.REDUCTION for t in op.iterator_types)
+        if not body:
             return P.Copy(ref(op.inputs[0]), ref(out))
-        if names == ["exp"]:
-            return P.Unary("exp", ref(op.inputs[0]), ref(out))
-        if len(names) == 1 and names[0] in _BINARY:
-            scalar = [o for o in body[0].operands if not isinstance(o, BlockArgument)]
-            if scalar and names[0] == "mulf":
-                return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=float(scalar[0].owner.value.value.data))
-            if len(op.inputs) == 2:
-                maps = [m.data for m in op.indexing_maps]
-                bcast = "none" if maps[1] == maps[2] else "col"
-                if maps[0] != maps[2]:
-                    raise UnsupportedError("an elementwise op broadcasting its first operand is not supported")
-                return P.Binary(_BINARY[names[0]], ref(op.inputs[0]), ref(op.inputs[1]), ref(out), bcast)
-        raise UnsupportedError(f"elementwise body {names} has no per-core form yet")
+        entry = ops.from_ir(body[0].name, reduction) if len(body) == 1 else None
+        if entry is None:  # stage 1's op check refuses these first; a located error all the same
+            raise UnsupportedError(f"elementwise body {[o.name for o in body]} has no per-core form",
+                                   self.location(op))
+        if entry.form == "reduce":
+            return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
+        if entry.form == "unary":
+            return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
+        scalar = [o for o in body[0].operands if not isinstance(o, BlockArgument)]
+        if scalar and entry.name == "mul":
+            return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=float(scalar[0].owner.value.value.data))
+        if len(op.inputs) != 2:
+            raise UnsupportedError(f"`{entry.name}` with a constant operand has no per-core form yet; expected "
+                                   "two tile operands (a constant is supported only as a multiplier)",
+                                   self.location(op))
+        maps = [m.data for m in op.indexing_maps]
+        if maps[0] != maps[2]:
+            raise UnsupportedError("an elementwise op broadcasting its first operand is not supported",
+                                   self.location(op))
+        bcast = "none" if maps[1] == maps[2] else "col"
+        return P.Binary(entry.name, ref(op.inputs[0]), ref(op.inputs[1]), ref(out), bcast)
+
+    def location(self, op: Operation):
+        """The user's line of `op` (its `loom.loc`), for errors the backend raises."""
+        loc = op.attributes.get("loom.loc")
+        if loc is None or ":" not in loc.data:
+            return None
+        file, _, line = loc.data.rpartition(":")
+        return SourceLocation(file, int(line), "")
 
 
 def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:
@@ -511,6 +524,5 @@ def build_program(concrete: ModuleOp, ranked, arch: Arch) -> P.Program:
     problem = ranked.model.problem
     sizes = {k: v for k, v in ranked.values.items() if k in problem.domains}
     knobs = {k: v for k, v in ranked.values.items() if k in problem.knobs}
-    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs,
-                             ranked.model.latency.load_knob_buffers, arch, ranked.model.latency.hoists)
+    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs, ranked.model.knobs, arch)
     return builder.build()

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from loom import ops
 from loom.backend import program as P
 from loom.backend.ttlang_lower import (
     Acquire,
@@ -405,6 +406,10 @@ class ComputeLowering:
                 Release(ctx.handle(b), "pop")]
 
     # ---- expressions
+    def template(self, form: str, name: str) -> str:
+        """The op table's TT-Lang expression of `name`."""
+        return _template(self.where(), form, name)
+
     def shape(self, name: str) -> str:
         r, c = self.ctx.block_shape(name)
         return f"({r}, {c})"
@@ -438,20 +443,12 @@ class ComputeLowering:
                         f"({rows}x{cols} tiles); ttl.block.broadcast needs a block one tile wide along the "
                         "broadcast dimension")
                 b = f"ttl.block.broadcast({b}, dims={dims}, shape={self.shape(ins.dst.name)})"
-            if ins.op == "max":
-                return f"ttl.math.max({a}, {b})"
-            return f"{a} {dict(add='+', sub='-', mul='*', div='/')[ins.op]} {b}"
+            return self.template("binary", ins.op).format(a=a, b=b)
         if isinstance(ins, P.Unary):
-            s = v(ins.src.name)
-            if ins.op == "exp":
-                return f"ttl.math.exp({s})"
-            if ins.op == "recip":
-                return f"ttl.math.recip({s})"
-            if ins.op == "neg":
-                return f"-{s}"
-            if ins.op == "scale":
-                return f"{s} * ttl.block.fill({_float(ins.scale)}, shape={self.shape(ins.src.name)})"
-            return s
+            expr = self.template("unary", ins.op).format(a=v(ins.src.name))
+            if ins.scale != 1.0:
+                expr = f"{expr} * ttl.block.fill({_float(ins.scale)}, shape={self.shape(ins.src.name)})"
+            return expr
         if isinstance(ins, P.Reduce):
             rows, _ = self.ctx.block_shape(ins.src.name)
             drows, dcols = self.ctx.block_shape(ins.dst.name)
@@ -459,13 +456,20 @@ class ComputeLowering:
                 raise UnsupportedError(f"{self.where()}: Reduce into '{ins.dst.name}' ({drows}x{dcols} "
                                        f"tiles) from {rows} tile rows; TT-Lang's row reduction yields "
                                        f"{rows}x1 tiles")
-            red = f"ttl.math.reduce_{ins.op}({v(ins.src.name)}, dims=[-1], shape=({rows}, 1))"
-            if ins.op == "sum" and ins.scale != 1.0:
+            red = self.template("reduce", ins.op).format(a=v(ins.src.name), shape=f"({rows}, 1)")
+            if ins.scale != 1.0:
                 red += f" * ttl.block.fill({_float(ins.scale)}, shape=({rows}, 1))"
             return red
         if isinstance(ins, P.Copy):
             return v(ins.src.name)
         raise UnsupportedError(f"{self.where()}: {type(ins).__name__} has no TT-Lang compute form")
+
+
+def _template(where: str, form: str, name: str) -> str:
+    op = ops.lookup(form, name)
+    if op.ttlang is None:
+        raise UnsupportedError(f"{where}: `{name}` has no TT-Lang form ({op.no_ttlang})")
+    return op.ttlang
 
 
 def _ops(nodes: list) -> Iterable[OpNode]:

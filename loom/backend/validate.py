@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from loom import ops
+from loom.errors import LoomError
 from loom.backend.program import (
     CB_OPS,
     COMPUTE_OPS,
@@ -231,6 +233,16 @@ class _Ctx:
         if want != found:
             self.fail(ins, f"expected {what} of {want[0]}x{want[1]} tiles, found {found[0]}x{found[1]}")
 
+    def known_op(self, ins: Unary | Binary | Reduce, form: str) -> None:
+        """The op must be in the op table, and `arch` must price it."""
+        try:
+            op = ops.lookup(form, ins.op)
+        except LoomError as err:
+            self.fail(ins, err.message)
+        missing = ops.missing_cost(op, self.arch)
+        if missing:
+            self.fail(ins, f"expected {', '.join(missing)} in {self.arch.name} to price '{ins.op}'")
+
     def compute(self, ins: Instr) -> None:
         if isinstance(ins, Fill):
             self.shape(ins, ins.dst)
@@ -251,8 +263,11 @@ class _Ctx:
             r, c = self.shape(ins, ins.src)
             self.same(ins, "dst", (c, r), self.shape(ins, ins.dst))
         elif isinstance(ins, (Unary, Copy)):
+            if isinstance(ins, Unary):
+                self.known_op(ins, "unary")
             self.same(ins, "dst", self.shape(ins, ins.src), self.shape(ins, ins.dst))
         elif isinstance(ins, Binary):
+            self.known_op(ins, "binary")
             a = self.shape(ins, ins.a)
             want = {"none": a, "col": (a[0], 1), "row": (1, a[1]), "scalar": (1, 1)}.get(ins.bcast)
             if want is None:
@@ -260,6 +275,7 @@ class _Ctx:
             self.same(ins, f"b (bcast '{ins.bcast}')", want, self.shape(ins, ins.b))
             self.same(ins, "dst", a, self.shape(ins, ins.dst))
         elif isinstance(ins, Reduce):
+            self.known_op(ins, "reduce")
             r, _ = self.shape(ins, ins.src)
             self.same(ins, "dst", (r, 1), self.shape(ins, ins.dst))
 

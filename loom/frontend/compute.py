@@ -7,33 +7,33 @@ reduction iterator; `x[:, None]` is a lazy unit dimension that broadcasting cons
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import torch
 import torch.fx
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith
-from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import AffineMapAttr, DenseArrayBase, bf16, f16, f32, i64
 from xdsl.dialects.linalg.ops import GenericOp, IteratorType, IteratorTypeAttr, MatmulOp, TransposeOp, YieldOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
+from loom import ops
 from loom.errors import UnsupportedError
 from loom.frontend.tiles import Tile, element_type, target_name
 
-# Elementwise torch ops and the scalar op that forms the linalg.generic body.
-_BINARY = {
-    "aten.add.Tensor": arith.AddfOp,
-    "aten.sub.Tensor": arith.SubfOp,
-    "aten.mul.Tensor": arith.MulfOp,
-    "aten.div.Tensor": arith.DivfOp,
-    "aten.maximum.default": arith.MaximumfOp,
-    "aten.minimum.default": arith.MinimumfOp,
-}
-_UNARY = {"aten.exp.default": mathd.ExpOp, "aten.exp2.default": mathd.Exp2Op, "aten.log.default": mathd.LogOp}
-_REDUCTIONS = {"aten.amax.default": (arith.MaximumfOp, -math.inf), "aten.sum.dim_IntList": (arith.AddfOp, 0.0)}
+
+def elementwise_op(name: str) -> ops.Op | None:
+    """The op-table entry of an elementwise ATen target (None: not elementwise)."""
+    op = ops.from_aten(name)
+    return op if op is not None and op.form != "reduce" and op.ir is not None else None
+
+
+def reduction_op(name: str) -> ops.Op | None:
+    """The op-table entry of a reducing ATen target (None: not a reduction)."""
+    op = ops.from_aten(name)
+    return op if op is not None and op.form == "reduce" else None
+
 
 class ComputeLowering:
     """Compute ops of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
@@ -79,11 +79,10 @@ class ComputeLowering:
         out = node.meta["val"]
         dims = [self.dim_of(s) for s in out.shape]
         out_type = element_type(out.dtype)
-        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:2 if name in _BINARY else 1]]
-        if name == "prims.convert_element_type.default":
-            body = None
-        else:
-            body = (_BINARY.get(name) or _UNARY[name])
+        op = elementwise_op(name)
+        arity = 2 if op is not None and op.form == "binary" else 1
+        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:arity]]
+        body = op.ir if op is not None else None  # None: prims.convert_element_type
         return self.elementwise_tiles(node, operands, dims, out_type, body)
 
     def elementwise_tiles(self, node, operands: list, dims: list, out_type, body_op) -> Tile:
@@ -117,7 +116,8 @@ class ComputeLowering:
             raise UnsupportedError("reductions with keepdim=True are not supported yet; expected keepdim=False "
                                    "(broadcast the result back with `[:, None]`), found keepdim=True",
                                    self.k.location(node))
-        body_op, identity = _REDUCTIONS[name]
+        op = reduction_op(name)
+        body_op, identity = op.ir, op.identity
         dtype = src.value.type.element_type
         dims = [d for i, d in enumerate(src.dims) if i not in axes]
         init = self.filled(dims, dtype, identity, node)

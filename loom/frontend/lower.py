@@ -41,7 +41,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.errors import CapacityError, TileSizeError, UnsupportedError
 from loom.frontend.access import AccessLowering
-from loom.frontend.compute import _BINARY, _REDUCTIONS, _UNARY, ComputeLowering, _Fusion, _fusable_matmuls
+from loom.frontend.compute import ComputeLowering, _Fusion, _fusable_matmuls, elementwise_op, reduction_op
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
@@ -263,9 +263,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return result
         if name == "aten.permute.default":
             return self.lower_permute(node, env)
-        if name in _BINARY or name in _UNARY or name == "prims.convert_element_type.default":
+        if elementwise_op(name) is not None or name == "prims.convert_element_type.default":
             return self.elementwise(node, env)
-        if name in _REDUCTIONS:
+        if reduction_op(name) is not None:
             return self.reduction(node, env)
         if name == "getitem" or node.op != "call_function":
             raise UnsupportedError(f"unexpected FX node {node.format_node()}", self.k.location(node))

@@ -94,7 +94,6 @@ class Candidate:
     axes: tuple[AxisMapping, ...]
     transfers: tuple[Transfer, ...]
     free_symbols: tuple[str, ...]
-    knobs: tuple[str, ...]
     split: Split | None = None
     hoists: bool = True  # whether stage 5 may keep a device loop's panel in L1 across the innermost loop
 
@@ -296,8 +295,7 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                     seen.add(key)
                     if not _lockstep_possible(mapped, transfers, arch.tiling.block_alignment):
                         continue
-                    knobs = tuple(f"db_{t.tensor}" for t in transfers if t.direction == "load")
-                    candidates.append(Candidate(view, order, mapped, tuple(transfers), free, knobs, split))
+                    candidates.append(Candidate(view, order, mapped, tuple(transfers), free, split))
     return candidates
 
 
@@ -356,5 +354,4 @@ def candidate_from_schedule(module: ModuleOp, arch: Arch, view_levels, order, sp
             raise ScheduleError(f"transfer of {access.tensor}: {wanted['mode']} to {list(group)} is not a legal "
                                 f"multicast for this mapping (legal: {legal})")
         chosen.append(match[0])
-    knobs = tuple(f"db_{t.tensor}" for t in chosen if t.direction == "load")
-    return Candidate(view, tuple(order), tuple(axes), tuple(chosen), tuple(sorted(syms)), knobs)
+    return Candidate(view, tuple(order), tuple(axes), tuple(chosen), tuple(sorted(syms)))

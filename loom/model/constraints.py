@@ -21,7 +21,9 @@ from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
-from loom.model.heg import HEG, Combine, build_heg, nodes
+from loom.model.heg import HEG, Combine, Hoist, build_heg, nodes
+from loom.model.heg import knobs as heg_knobs
+from loom.model.knobs import Knob
 from loom.model.latency import Latency, candidate_latency, dim_expr, tile_bytes
 from loom.passes.l1_footprint import L1Footprint, l1_footprint
 from loom.solve.cpsat import Constraint, Problem
@@ -34,6 +36,12 @@ class CandidateModel:
     latency: Latency
     footprint: E.Expr
     problem: Problem
+    knobs: list[Knob]  # declared on the HEG; the problem's knobs are their names
+
+    @property
+    def hoists(self) -> list[Hoist]:
+        """The loads the hoist knobs may keep in L1."""
+        return [k.hoist for k in self.knobs if k.hoist is not None]
 
 
 def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
@@ -44,19 +52,19 @@ def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
             for op in module.walk() if isinstance(op, SymOp)}
 
 
-def footprint_expr(footprint: L1Footprint, knob_buffers: dict[str, list[str]], hoists=()) -> E.Expr:
-    """Sum over storage slots of size x (1 + double-buffering knob); a slot a hoist knob keeps in
-    L1 holds the device loop's whole panel instead (its block dimension times the loop's trips)."""
+def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:
+    """Sum over storage slots of size x (1 + the overlap knobs of its buffers); a slot a hoist knob
+    keeps in L1 holds the device loop's whole panel instead (its block dimension times the loop's trips)."""
     terms = []
     for term in footprint.terms:
         size = E.mul(term.element_bytes, *[dim_expr(d) for d in term.dims])
-        knobs = [E.Knob(k) for k, buffers in knob_buffers.items() if set(buffers) & set(term.buffers)]
-        slot = E.mul(size, E.add(1, *knobs), label=f"slot {term.slot} ({', '.join(term.buffers)})")
-        for hoist in hoists:
-            if set(hoist.buffers) & set(term.buffers):
-                panel = [dim_expr(d) for d in hoist.panel(term.dims)]
-                slot = E.select(E.Knob(hoist.knob), E.mul(term.element_bytes, *panel,
-                                                          label=f"slot {term.slot} kept whole"), slot)
+        mine = [k for k in knobs if set(k.buffers) & set(term.buffers)]
+        doubling = [E.Knob(k.name) for k in mine if k.doubles]
+        slot = E.mul(size, E.add(1, *doubling), label=f"slot {term.slot} ({', '.join(term.buffers)})")
+        for knob in [k for k in mine if k.hoist is not None]:
+            panel = [dim_expr(d) for d in knob.hoist.panel(term.dims)]
+            slot = E.select(E.Knob(knob.name), E.mul(term.element_bytes, *panel,
+                                                     label=f"slot {term.slot} kept whole"), slot)
         terms.append(slot)
     return E.add(*terms)
 
@@ -83,7 +91,8 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint:
     heg = build_heg(concrete, candidate)
     latency = candidate_latency(arch, candidate, heg)
     footprint = footprint or l1_footprint(concrete, (arch.tiling.tile_rows, arch.tiling.tile_cols))
-    l1 = footprint_expr(footprint, latency.load_knob_buffers, latency.hoists)
+    knobs = heg_knobs(heg)
+    l1 = footprint_expr(footprint, knobs)
     if candidate.split:
         l1 = E.add(l1, combine_footprint(heg, (arch.tiling.tile_rows, arch.tiling.tile_cols)))
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
@@ -93,9 +102,9 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint:
         constraints.append(Constraint(
             f"{axis.axis} splits evenly over its {axis.spatial} cores (cores sharing a multicast run in lockstep)",
             E.mul(E.ceil_div(tiles, axis.spatial), axis.spatial), tiles, "=="))
-    problem = Problem(latency.total, constraints, block_domains(concrete, arch), sorted(set(latency.knobs)),
+    problem = Problem(latency.total, constraints, block_domains(concrete, arch), [k.name for k in knobs],
                       name=candidate.name)
-    return CandidateModel(candidate, heg, latency, l1, problem)
+    return CandidateModel(candidate, heg, latency, l1, problem, knobs)
 
 
 __all__ = ["CandidateModel", "block_domains", "build_model", "build_heg", "footprint_expr"]

@@ -29,9 +29,11 @@ from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
-from loom.ir.types import element_bytes
+from loom.ir.types import dtype_name, element_bytes
+from loom.ops import CONVERSIONS
 from loom.mapping.candidates import Candidate, Transfer
 from loom.mapping.reduction import Split
+from loom.model.knobs import Knob
 from loom.passes.l1_footprint import _dims
 
 Dim = int | str  # a static extent or a loom.sym label
@@ -44,12 +46,13 @@ class Primitive:
     kind: str  # "load", "store", "matmul", "eltwise", "reduce", "fill", "transpose", "copy"
     dims: tuple[tuple[Dim, ...], ...]  # shapes it touches (matmul: lhs, rhs; others: its output/input)
     element_bytes: int
-    ops: tuple[str, ...] = ()  # elementwise body ops ("exp", "sub", …)
+    ops: tuple[str, ...] = ()  # elementwise body ops ("math.exp", "arith.subf", …; conversions left out)
     tensor: str = ""  # for copies: the global tensor
     buffer: str = ""  # the L1 buffer written (loads) or read (stores)
     transfer: Transfer | None = None
     loc: str = ""
     dtype: str = ""
+    dtypes: tuple[str, ...] = ()  # compute ops: the dtype names of the inputs, then of the output
 
     @property
     def label(self) -> str:
@@ -69,6 +72,18 @@ class Pipe:
     loads: list[Primitive]
     child: HEG
     stores: list[Primitive]
+
+    @property
+    def load_knob(self) -> Knob | None:
+        """Whether the loads overlap the compute (their buffers double-buffered)."""
+        return Knob(f"overlap_load_{self.name}", "overlap_load", tuple(p.buffer for p in self.loads)) \
+            if self.loads else None
+
+    @property
+    def store_knob(self) -> Knob | None:
+        """Whether the stores overlap the compute (their buffers double-buffered)."""
+        return Knob(f"overlap_store_{self.name}", "overlap_store", tuple(p.buffer for p in self.stores)) \
+            if self.stores else None
 
 
 @dataclass(frozen=True)
@@ -91,6 +106,11 @@ class Hoist:
     @property
     def knob(self) -> str:
         return "hoist_" + "_".join(self.tensors)
+
+    @property
+    def declaration(self) -> Knob:
+        """The knob that keeps these loads' panels in L1."""
+        return Knob(self.knob, "hoist", self.buffers, self)
 
     def panel(self, dims: tuple[Dim, ...]) -> tuple[Dim, ...]:
         """A kept buffer's shape: its block of the device loop widened to the loop's whole extent
@@ -161,18 +181,27 @@ def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[O
     if isinstance(op, MatmulOp):
         lhs, rhs = op.inputs
         return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),
-                         dtype=str(lhs.type.element_type))
+                         dtype=str(lhs.type.element_type), dtypes=_dtypes(op))
     if isinstance(op, GenericOp):
-        ops = tuple(o.name.split(".")[-1] for o in op.body.block.ops if o.name != "linalg.yield")
+        ops = tuple(o.name for o in op.body.block.ops if o.name != "linalg.yield" and o.name not in CONVERSIONS)
         reduce = any(t.data == IteratorType.REDUCTION for t in op.iterator_types)
         source = op.inputs[0] if reduce else op.outputs[0]
-        return Primitive("reduce" if reduce else "eltwise", (buffer_dims(source),), _element_bytes(source), ops=ops,
-                         loc=_loc(op))
+        kind = "reduce" if reduce else ("eltwise" if ops else "copy")
+        return Primitive(kind, (buffer_dims(source),), _element_bytes(source), ops=ops, loc=_loc(op),
+                         dtypes=_dtypes(op))
     if isinstance(op, (FillOp, TransposeOp, LinalgCopyOp)):
         kind = {FillOp: "fill", TransposeOp: "transpose", LinalgCopyOp: "copy"}[type(op)]
         out = op.outputs[0] if hasattr(op, "outputs") else op.init
-        return Primitive(kind, (buffer_dims(out),), _element_bytes(out), loc=_loc(op))
+        ins = () if isinstance(op, FillOp) else op.inputs
+        return Primitive(kind, (buffer_dims(out),), _element_bytes(out), loc=_loc(op),
+                         dtypes=tuple(dtype_name(v.type.element_type) for v in (*ins, out)))
     return None
+
+
+def _dtypes(op: Operation) -> tuple[str, ...]:
+    """Dtype names of a linalg op's tensor inputs, then of its output."""
+    values = [v for v in op.inputs if hasattr(v.type, "element_type")] + [op.outputs[0]]
+    return tuple(dtype_name(v.type.element_type) for v in values)
 
 
 def _loop_trips(loop: scf.ForOp) -> tuple[Dim, Dim]:
@@ -251,6 +280,17 @@ def _states(block: Block, split: Split) -> list[Primitive]:
         states.append(Primitive("state", (buffer_dims(buffer),), _element_bytes(buffer), ops=(role,), buffer=label,
                                 dtype=str(buffer.type.element_type)))
     return states
+
+
+def knobs(heg: HEG) -> list[Knob]:
+    """Every knob declared on `heg`'s nodes, in graph order."""
+    out = []
+    for node in nodes(heg):
+        if isinstance(node, Pipe):
+            out += [k for k in (node.load_knob, node.store_knob) if k is not None]
+        elif isinstance(node, For) and node.hoist is not None and isinstance(node.child, Pipe):
+            out.append(node.hoist.declaration)
+    return out
 
 
 def nodes(heg: HEG):

@@ -41,6 +41,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from loom import cost, ops
 from loom.arch import Arch
 from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
@@ -49,18 +50,14 @@ from loom.mapping.candidates import Candidate
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq
 
-_VECTOR_OP = {"addf": "add", "subf": "sub", "mulf": "mul", "maximumf": "max", "minimumf": "max", "exp": "exp",
-              "exp2": "exp", "log": "exp", "truncf": "copy", "extf": "copy"}
 
 
 @dataclass
 class Latency:
-    """The candidate's latency tree, its knobs, and per-category work for the report."""
+    """The candidate's latency tree and per-category work for the report (its knobs are declared on
+    the HEG: `loom.model.heg.knobs`)."""
 
     total: E.Expr
-    knobs: list[str] = field(default_factory=list)
-    load_knob_buffers: dict[str, list[str]] = field(default_factory=dict)  # knob -> buffers it double-buffers
-    hoists: list = field(default_factory=list)  # loom.model.heg.Hoist: knob -> buffers kept in L1
     categories: dict[str, list[E.Expr]] = field(default_factory=dict)  # dram/noc/compute/fixed -> work terms
 
 
@@ -115,8 +112,6 @@ class LatencyModel:
                 fill = E.Const(0)
                 if heg.hoist is not None:  # kept panels: read once before the loop, not in its iterations
                     knob = E.Knob(heg.hoist.knob)
-                    self.result.knobs.append(knob.name)
-                    self.result.hoists.append(heg.hoist)
                     # the panel reads count as work (the report's breakdown) only when the knob keeps them
                     fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob)), E.Const(0))
                     self.kept_loads = {t: knob for t in heg.hoist.tensors}
@@ -149,12 +144,8 @@ class LatencyModel:
         if not pipe.loads and not pipe.stores:
             return (m, m) if with_serial else m
         cases = []
-        load_knob = E.Knob(f"overlap_load_{pipe.name}") if pipe.loads else None
-        store_knob = E.Knob(f"overlap_store_{pipe.name}") if pipe.stores else None
-        for knob, prims in ((load_knob, pipe.loads), (store_knob, pipe.stores)):
-            if knob is not None:
-                self.result.knobs.append(knob.name)
-                self.result.load_knob_buffers[knob.name] = [p.buffer for p in prims]
+        load_knob = E.Knob(pipe.load_knob.name) if pipe.load_knob else None
+        store_knob = E.Knob(pipe.store_knob.name) if pipe.store_knob else None
         no_store = E.add(l, m, s) if store_knob is None else E.select(store_knob, E.maximum(E.add(l, m), s),
                                                                      E.add(l, m, s))
         if load_knob is None:
@@ -258,67 +249,92 @@ class LatencyModel:
         return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
 
     def combine(self, node: Combine, repeat: E.Expr) -> E.Expr:
-        noc, rates, vector = self.arch.noc, self.arch.rates, self.arch.vector_unit.cycles_per_tile
+        noc, rates = self.arch.noc, self.arch.rates
         senders = node.split.width - 1
         state_tiles = {p.buffer: tiles(p.dims[0], self.tile) for p in node.states}
         state_bytes = E.add(*[tile_bytes(p, self.tile) for p in node.states])
         hops = sum(size - 1 for _, _, size in node.split.levels)  # to the farthest sender
         path = hops * noc.hop_latency_cycles + noc.niu_latency_cycles
-        pack = E.mul(E.add(*state_tiles.values()), vector["copy"])
+        pack = E.add(*[self.instruction(cost.datacopy(self.arch, "copy", state_tiles[p.buffer], dtype_name(p.dtype),
+                                                      dtype_name(p.dtype)), f"pack {p.buffer}") for p in node.states])
         send = E.add(E.maximum(E.rate(state_bytes, rates.core_to_core),
                                E.rate(E.mul(senders, state_bytes), rates.gather_all)),
                      3 * path + noc.transfer_issue_cycles * len(node.states), label="gather partial states")
         per_partial = []
         for p in node.states:
-            role = p.ops[0]
+            role, count, dtype = p.ops[0], state_tiles[p.buffer], dtype_name(p.dtype)
             if role == "sum":
-                ops = vector["add"]
+                names = ["add"]
             elif role == "max":
-                ops = vector["max"] + (2 * vector["sub"] + 2 * vector["exp"] + vector["copy"]
-                                       if node.split.loop.combine == "lse" else 0)
+                names = ["max", "sub", "exp", "sub", "exp", "copy"] if node.split.loop.combine == "lse" else ["max"]
             else:  # rescaled
-                ops = 2 * vector["mul"] + vector["add"]
-            per_partial.append(E.mul(state_tiles[p.buffer], ops))
+                names = ["mul", "mul", "add"]
+            per_partial += [self.instruction(self.merge_op(name, count, dtype), f"merge {name}") for name in names]
         merge = E.mul(senders, E.add(*per_partial), label=f"merge {senders} partials ({node.split.loop.combine})")
         self.result.categories["noc"].append(E.mul(repeat, send))
         self.result.categories["compute"].append(E.mul(repeat, E.add(pack, merge)))
         return E.add(pack, send, merge, label=f"combine {node.split.label}")
 
+    def merge_op(self, name: str, count: E.Expr, dtype: str) -> cost.Stages:
+        """One instruction of a combine's merge (as `loom.backend.combine` emits it)."""
+        if name == "copy":
+            return cost.datacopy(self.arch, "copy", count, dtype, dtype)
+        op = ops.lookup("unary" if name == "exp" else "binary", name)
+        return cost.eltwise(self.arch, op, count, (dtype,) * (2 if op.form == "binary" else 1), dtype)
+
     def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
-        vector = self.arch.vector_unit.cycles_per_tile
+        cost_ = self.instruction(self.stages(prim), f"{prim.kind}@{prim.loc}" if prim.kind == "matmul" else prim.label)
+        self.result.categories["compute"].append(E.mul(repeat, cost_))
+        return cost_
+
+    def stages(self, prim: Primitive) -> cost.Stages:
+        """What `prim` asks of the Tensix threads (`loom.cost`, the numbers the simulator uses)."""
+        *inputs, out = prim.dtypes
         if prim.kind == "matmul":
             (m, k), (_, n) = prim.dims[0][-2:], prim.dims[1][-2:]
-            engine = self.arch.matrix_engine
-            fidelity = engine.default_fidelity[dtype_name(prim.dtype)]
-            count = E.mul(E.ceil_div(dim_expr(m), self.tile[0]), E.ceil_div(dim_expr(n), self.tile[1]),
-                          E.ceil_div(dim_expr(k), self.tile[1]))
-            cost = E.add(E.mul(count, engine.cycles_per_tile[fidelity]), engine.fixed_latency_cycles,
-                         label=f"matmul@{prim.loc}")
-        else:
-            per_tile = self.vector_cycles(prim, vector)
-            cost = E.mul(tiles(prim.dims[0], self.tile), per_tile, label=f"{prim.label}")
-        self.result.categories["compute"].append(E.mul(repeat, cost))
-        return cost
-
-    @staticmethod
-    def vector_cycles(prim: Primitive, vector: dict[str, int]) -> int:
+            rows = m if isinstance(m, int) and m < self.tile[0] else None  # a thin M block
+            tiles_of = lambda d: E.ceil_div(dim_expr(d), self.tile[0])  # noqa: E731
+            return cost.matmul(self.arch, tiles_of(m), tiles_of(n), tiles_of(k), (inputs[0], inputs[1], out),
+                               rows_valid=rows)
+        count = tiles(prim.dims[0], self.tile)
         if prim.kind == "reduce":
-            return vector["reduce_row"]
-        if prim.kind in ("fill", "copy", "transpose"):
-            return vector["transpose" if prim.kind == "transpose" else "copy"]
-        total = 0
-        for op in prim.ops:
-            if op == "divf":
-                total += vector["recip"] + vector["mul"]
-            elif op in _VECTOR_OP:
-                total += vector[_VECTOR_OP[op]]
-            else:
-                raise UnsupportedError(f"no vector-unit cost for `{op}` in {prim.label}")
-        return max(total, vector["copy"])
+            *lead, rows, cols = prim.dims[0]
+            rows_tiles = E.mul(*[dim_expr(d) for d in lead], E.ceil_div(dim_expr(rows), self.tile[0]))
+            op = ops.from_ir(prim.ops[0], reduction=True)
+            return cost.reduce(self.arch, op, rows_tiles, E.ceil_div(dim_expr(cols), self.tile[1]), inputs[0], out)
+        if prim.kind == "eltwise":
+            op = ops.from_ir(prim.ops[0])
+            if op is None:
+                raise UnsupportedError(f"`{prim.ops[0]}` in {prim.label} is not in the op table (loom/ops.py)")
+            return cost.eltwise(self.arch, op, count, tuple(inputs) or (out,), out)
+        key = "transpose" if prim.kind == "transpose" else "copy"
+        return cost.datacopy(self.arch, key, count, inputs[0] if inputs else None, out)
+
+    def instruction(self, stages: cost.Stages, label: str) -> E.Expr:
+        return instruction(self.arch, stages, label)
+
+
+def instruction(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.Expr:
+    """The model's price of one compute instruction, its items flowing through unpack, math and
+    pack: the first item through all three threads (math's set-up overlaps the first unpacking),
+    every further item at the pace of the slowest thread, then the packer's drain. (The simulator
+    runs the threads themselves.)"""
+    unpack = stages.unpack
+    if all(isinstance(u, int) for u in unpack) and isinstance(stages.math, int):
+        slowest = max(*unpack, stages.math, stages.pack, 0)
+        start = max(stages.setup, *unpack, 0)
+    else:  # a matmul's symbolic shares: math dominates when a tile product costs at least a tile's unpack
+        start = E.maximum(stages.setup, *unpack)
+        me = arch.matrix_engine
+        dominates = min(me.cycles_per_tile.values()) >= max(arch.unpack.cycles_per_tile.values())
+        slowest = stages.math if dominates else E.maximum(*unpack, stages.math)
+    return E.add(start, stages.math, stages.pack, E.mul(E.add(stages.items, -1), slowest), stages.drain,
+                 label=label)
 
 
 def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:
     return LatencyModel(arch, candidate).build(heg)
 
 
-__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "tile_bytes", "tiles"]
+__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "instruction", "tile_bytes",
+           "tiles"]

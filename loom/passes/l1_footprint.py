@@ -3,9 +3,9 @@
 Each storage slot (`loom.mem.alloc` after stage 3, or each `loom.vb.create` before it)
 contributes `element bytes × Π dims`, where a dim is an integer or a `loom.sym` label. L1 holds
 whole tiles: with a tile shape given, static dims are rounded up to it and a vector (rank 1)
-occupies one tile column (a row of running maxima is `tile_m × 32`). A slot
-that receives DRAM data inside a loop can be double-buffered: its term is multiplied by
-`(1 + db_<label>)`, a pipeline knob the solver decides.
+occupies one tile column (a row of running maxima is `tile_m × 32`). Which slots get a second
+copy (double buffering) or hold a whole panel is decided later, by the solver knobs stage 5
+declares on the execution graph (`loom.model.knobs`).
 """
 
 from __future__ import annotations
@@ -13,49 +13,41 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.ir import SSAValue
 
 from loom.errors import UnsupportedError
-from loom.ir.dialect import CopyOp, MemAllocOp, SymOp, VbBindOp, VbCreateOp, VbReserveOp
+from loom.ir.dialect import MemAllocOp, SymOp, VbBindOp, VbCreateOp
 from loom.ir.types import element_bytes
 
 
 
 @dataclass(frozen=True)
 class FootprintTerm:
-    """One storage slot: `element_bytes × Π dims`, doubled when its knob is on."""
+    """One storage slot: `element_bytes × Π dims`."""
 
     slot: int
     element_bytes: int
     dims: tuple[int | str, ...]  # ints and loom.sym labels
     buffers: tuple[str, ...]  # the virtual buffers stored here
-    double_buffer_knob: str | None
 
-    def bytes(self, sizes: dict[str, int], knobs: dict[str, bool] | None = None) -> int:
+    def bytes(self, sizes: dict[str, int]) -> int:
         elements = math.prod(d if isinstance(d, int) else sizes[d] for d in self.dims)
-        copies = 2 if self.double_buffer_knob and (knobs or {}).get(self.double_buffer_knob) else 1
-        return self.element_bytes * elements * copies
+        return self.element_bytes * elements
 
     def expression(self) -> str:
-        text = "*".join([str(self.element_bytes)] + [str(d) for d in self.dims])
-        return f"{text}*(1 + {self.double_buffer_knob})" if self.double_buffer_knob else text
+        return "*".join([str(self.element_bytes)] + [str(d) for d in self.dims])
 
 
 @dataclass(frozen=True)
 class L1Footprint:
     terms: tuple[FootprintTerm, ...]
 
-    def bytes(self, sizes: dict[str, int], knobs: dict[str, bool] | None = None) -> int:
-        return sum(t.bytes(sizes, knobs) for t in self.terms)
+    def bytes(self, sizes: dict[str, int]) -> int:
+        return sum(t.bytes(sizes) for t in self.terms)
 
     def expression(self) -> str:
         return " + ".join(t.expression() for t in self.terms) or "0"
-
-    @property
-    def knobs(self) -> tuple[str, ...]:
-        return tuple(t.double_buffer_knob for t in self.terms if t.double_buffer_knob)
 
 
 def _dims(sizes: list[SSAValue], shape: tuple[int, ...]) -> tuple[int | str, ...]:
@@ -72,19 +64,6 @@ def _dims(sizes: list[SSAValue], shape: tuple[int, ...]) -> tuple[int | str, ...
         else:
             raise UnsupportedError(f"a buffer dimension is neither constant nor a loom.sym ({value})")
     return tuple(dims)
-
-
-def _loaded_in_loop(buffer: SSAValue) -> bool:
-    """Does a DRAM→L1 copy inside a loop write this buffer (so that it can be double-buffered)?"""
-    for use in buffer.uses:
-        reserve = use.operation
-        if not isinstance(reserve, VbReserveOp) or not isinstance(reserve.parent_op(), scf.ForOp):
-            continue
-        for view_use in reserve.view.uses:
-            op = view_use.operation
-            if isinstance(op, CopyOp) and op.src_space.data == "DRAM":
-                return True
-    return False
 
 
 def _tiled(dims: tuple[int | str, ...], tile: tuple[int, int] | None) -> tuple[int | str, ...]:
@@ -120,7 +99,5 @@ def l1_footprint(module: ModuleOp, tile: tuple[int, int] | None = None) -> L1Foo
 def _term(slot: int, storage: SSAValue, sizes, buffers: list[SSAValue], labels: list[str],
           tile: tuple[int, int] | None) -> FootprintTerm:
     memref = storage.type
-    loaded = [label for label, buf in zip(labels, buffers) if _loaded_in_loop(buf)]
-    knob = f"db_{loaded[0]}" if loaded else None
     dims = _tiled(_dims(sizes, memref.get_shape()), tile)
-    return FootprintTerm(slot, element_bytes(memref.element_type), dims, tuple(labels), knob)
+    return FootprintTerm(slot, element_bytes(memref.element_type), dims, tuple(labels))

@@ -50,6 +50,7 @@ from loom.sim.movement import MovementMixin
 from loom.sim.noc import Fabric, bank_counts
 from loom.sim.operands import ComputeMixin
 from loom.sim.report import RawStats
+from loom.sim.tensix import Threads
 from loom.sim.trace import TraceRecorder
 
 BLOCK = object()
@@ -59,13 +60,13 @@ BLOCK = object()
 class CBState:
     """A circular buffer on one core: counters (TT-Metal semantics) and, if functional, tiles."""
 
-    __slots__ = ("name", "cap", "block", "rows", "cols", "pushed", "popped", "dtype", "data",
+    __slots__ = ("name", "cap", "block", "rows", "cols", "head", "pushed", "popped", "dtype", "data",
                  "wait_space", "wait_data")
 
     def __init__(self, decl: Any, data: np.ndarray | None):
         self.name, self.dtype = decl.name, decl.dtype
         self.cap, self.block, self.rows, self.cols = decl.capacity, decl.block_tiles, decl.rows, decl.cols
-        self.pushed = self.popped = 0
+        self.head = self.pushed = self.popped = 0  # head: the producer's pushes; pushed: those visible
         self.data = data
         self.wait_space: list[Role] = []
         self.wait_data: list[Role] = []
@@ -98,9 +99,9 @@ class Role:
     """One engine of one core executing its instruction list."""
 
     __slots__ = ("core", "kind", "thread", "stack", "env", "done", "blocked", "block_since", "blocked_cycles",
-                 "busy", "reads_out", "writes_out", "peer_out", "end", "noc")
+                 "busy", "reads_out", "writes_out", "peer_out", "end", "noc", "threads")
 
-    def __init__(self, core: CoreState, kind: str, body: tuple, env: dict[str, int], noc: int):
+    def __init__(self, core: CoreState, kind: str, body: tuple, env: dict[str, int], noc: int, start: float):
         self.core, self.kind, self.thread = core, kind, ROLES.index(kind)
         self.stack: list[list[Any]] = [[body, 0, None, 1, 0]]
         self.env = env
@@ -114,10 +115,13 @@ class Role:
         self.peer_out = 0.0  # ... every write into other cores (semaphore messages land after these)
         self.end = 0.0
         self.noc = noc
+        self.threads = Threads(start) if kind == "compute" else None  # the Tensix's unpack / math / pack
 
     @property
     def outstanding(self) -> float:
-        """When every transfer issued so far has landed."""
+        """When every transfer issued so far has landed (for compute: when the packer is done)."""
+        if self.threads is not None:
+            return self.threads.pack
         return max(self.reads_out, self.writes_out)
 
 
@@ -208,7 +212,7 @@ class Simulator(MovementMixin, ComputeMixin):
                     body = group.role(kind)
                     if body:
                         noc = 0 if kind != "reader" or self.fabric.nocs == 1 else 1
-                        role = Role(core, kind, body, dict(env0), noc)
+                        role = Role(core, kind, body, dict(env0), noc, self.launch)
                         self.roles.append(role)
                         self.schedule(self.launch, self._step, role)
         self.tracer = TraceRecorder(arch.clock_ghz, list(self.cores)) if trace else None
@@ -328,7 +332,7 @@ class Simulator(MovementMixin, ComputeMixin):
     def _cb_reserve(self, role: Role, ins: CbReserve) -> Any:
         cb = role.core.cbs[ins.cb]
         n = ins.tiles or cb.block
-        if cb.cap - (cb.pushed - cb.popped) >= n:
+        if cb.cap - (cb.head - cb.popped) >= n:
             return None
         cb.wait_space.append(role)
         role.blocked = ("CB", cb, n, "space")
@@ -336,14 +340,23 @@ class Simulator(MovementMixin, ComputeMixin):
 
     def _cb_push(self, role: Role, ins: CbPush) -> Any:
         cb = role.core.cbs[ins.cb]
-        cb.pushed += ins.tiles or cb.block
-        if cb.pushed - cb.popped > cb.cap:
+        n = ins.tiles or cb.block
+        cb.head += n
+        if cb.head - cb.popped > cb.cap:
             raise ProgramError(f"core {role.core.coord} {role.kind}: CbPush on CB '{cb.name}' makes "
-                               f"{cb.pushed - cb.popped} tiles visible, expected at most its capacity "
+                               f"{cb.head - cb.popped} tiles visible, expected at most its capacity "
                                f"{cb.cap} (missing CbReserve?)")
+        if role.threads is not None and role.threads.pack > self.now:  # visible once the packer is done
+            self.schedule(role.threads.pack, self._show, (cb, n))
+        else:
+            self._show((cb, n))
+        return None
+
+    def _show(self, arg: tuple[CBState, int]) -> None:
+        cb, n = arg
+        cb.pushed += n
         if cb.wait_data:
             self.wake(cb.wait_data)
-        return None
 
     def _cb_wait(self, role: Role, ins: CbWait) -> Any:
         cb = role.core.cbs[ins.cb]
@@ -392,7 +405,7 @@ class Simulator(MovementMixin, ComputeMixin):
         core = role.core.coord
         if kind == "CB":
             if how == "space":
-                free = obj.cap - (obj.pushed - obj.popped)
+                free = obj.cap - (obj.head - obj.popped)
                 return Wait(core, role.kind, "CB", obj.name, f"{wanted} free tiles (CbReserve)",
                             f"{free} free of {obj.cap}")
             return Wait(core, role.kind, "CB", obj.name, f"{wanted} visible tiles (CbWait)",

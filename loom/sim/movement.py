@@ -64,7 +64,7 @@ class MovementMixin:
         return cb
 
     def _need_free(self: Any, cb: CBState, tiles: int, role: Role, ins: object, core: CoreState) -> None:
-        free = cb.cap - (cb.pushed - cb.popped)
+        free = cb.cap - (cb.head - cb.popped)
         if tiles > free:
             raise ProgramError(f"{self._where(role, ins)}: writes {tiles} tiles into the back of CB "
                                f"'{cb.name}' on core {core.coord}, expected at most its {free} free tiles "
@@ -83,7 +83,7 @@ class MovementMixin:
         off = ins.offset.eval(role.env)
         if ins.src == "back":
             self._need_free(cb, off + n, role, ins, role.core)
-            return cb, cb.pushed + off
+            return cb, cb.head + off
         self._need_visible(cb, off + n, role, ins, role.core)
         return cb, cb.popped + off
 
@@ -143,7 +143,7 @@ class MovementMixin:
         self.read_tiles[t.name] += moved
         if self.functional:
             tiles = t.data[t.block_ids(start, rows, cols)].copy()
-            self.schedule(done, self._land, (cb, cb.pushed + off, tiles))
+            self.schedule(done, self._land, (cb, cb.head + off, tiles))
         if self.tracer:
             self._trace(role, f"read {t.name} {rows}x{cols}", issue_end, done)
         return issue_end
@@ -209,7 +209,7 @@ class MovementMixin:
         done = max(f, issue_end) + 2 * fab.niu + hops * fab.hop
         self._done(role, done, "peer")
         if self.functional:
-            self.schedule(done, self._land, (dcb, dcb.pushed + doff, self._take(cb, first, n)))
+            self.schedule(done, self._land, (dcb, dcb.head + doff, self._take(cb, first, n)))
         if self.tracer:
             self._trace(role, f"write {ins.cb} -> {dst.coord}", issue_end, done)
         return issue_end
@@ -256,7 +256,7 @@ class MovementMixin:
         if self.functional:
             tiles = self._take(cb, first, n)
             for dcb in dcbs:
-                self.schedule(done, self._land, (dcb, dcb.pushed + doff, tiles))
+                self.schedule(done, self._land, (dcb, dcb.head + doff, tiles))
         if self.tracer:
             self._trace(role, f"mcast {ins.cb} -> {len(dests)} cores", issue_end, done)
         return issue_end
@@ -285,7 +285,7 @@ class MovementMixin:
         done = max(f, issue_end) + 4 * fab.niu + (hops + back) * fab.hop
         self._done(role, done, "read")
         if self.functional:
-            self.schedule(done, self._land, (cb, cb.pushed + doff, self._take(scb, scb.popped + off, n)))
+            self.schedule(done, self._land, (cb, cb.head + doff, self._take(scb, scb.popped + off, n)))
         if self.tracer:
             self._trace(role, f"read {src.coord}:{ins.src_cb}", issue_end, done)
         return issue_end

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from loom.backend.program import Binary, Copy, Fill, Matmul, ProgramError, Reduce, Ref, Transpose, Unary
-from loom.sim.compute import apply, op_cycles
+from loom.sim.compute import apply, op_stages
 from loom.sim.data import block_to_matrix, matrix_to_block, quantize
 
 if TYPE_CHECKING:
@@ -56,8 +56,12 @@ class ComputeMixin:
     def _prepare(self: Any, core: CoreState, ins: Any) -> tuple[float, list]:
         """Cost and operand layout of `ins` on `core`'s group, computed once."""
         shape = lambda r: self._shape(core, r)  # noqa: E731
-        cycles = op_cycles(self.arch, ins, shape, lambda r: self._dtype(core, r))
+        stages = op_stages(self.arch, ins, shape, lambda r: self._dtype(core, r))
         ins_refs, out_refs = _io(ins)
+        local = {b.name for b in core.group.buffers}
+        accumulator = ins.acc.name if isinstance(ins, Matmul) else None  # stays in the dest register
+        reads = tuple(r.name for r in ins_refs if r.name in local and r.name != accumulator)
+        writes = tuple(r.name for r in out_refs if r.name in local)
         checks = []
         for ref, out in [(r, False) for r in ins_refs] + [(r, True) for r in out_refs]:
             rows, cols = shape(ref)
@@ -67,7 +71,7 @@ class ComputeMixin:
             else:
                 b = next(b for b in core.group.buffers if b.name == ref.name)
                 checks.append((ref, None, rows, cols, b.rows, b.cols))
-        return cycles, checks
+        return (stages, reads, writes), checks
 
     def _compute(self: Any, role: Role, ins: Any) -> float:
         core = role.core
@@ -75,7 +79,7 @@ class ComputeMixin:
         prepared = self.compute_cache.get(key)
         if prepared is None:
             prepared = self.compute_cache[key] = self._prepare(core, ins)
-        cycles, checks = prepared
+        (stages, reads, writes), checks = prepared
         env = role.env
         for check in checks:
             ref, out, rows, cols = check[:4]
@@ -88,7 +92,7 @@ class ComputeMixin:
                 continue
             cb = core.cbs[ref.name]
             need = (r0 + rows - 1) * cb.cols + c0 + cols
-            have = cb.cap - (cb.pushed - cb.popped) if out else cb.pushed - cb.popped
+            have = cb.cap - (cb.head - cb.popped) if out else cb.pushed - cb.popped
             if c0 < 0 or r0 < 0 or c0 + cols > cb.cols or need > have:
                 side = "back (free)" if out else "front (visible)"
                 hint = "CbReserve" if out else "CbWait"
@@ -98,8 +102,8 @@ class ComputeMixin:
         if self.functional:
             apply(ins, lambda r, out=False: self._read(core, env, r, out),
                   lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile)
-        role.busy += cycles
-        end = self.now + cycles
+        end = role.threads.run(stages, self.now, reads, writes)
+        role.busy += stages.items * stages.math + stages.setup  # the math thread's work
         if self.tracer:
             self.tracer.slice(core.index, role.thread, type(ins).__name__, self.now, end)
         return end
@@ -112,7 +116,7 @@ class ComputeMixin:
         width = cb.cols if cb is not None else next(b.cols for b in core.group.buffers if b.name == ref.name)
         pos = ((r0 + np.arange(rows))[:, None] * width + (c0 + np.arange(cols))[None, :]).reshape(-1)
         if cb is not None:
-            pos = (pos + (cb.pushed if out else cb.popped)) % cb.cap
+            pos = (pos + (cb.head if out else cb.popped)) % cb.cap
         return pos, rows, cols
 
     def _read(self: Any, core: CoreState, env: dict[str, int], ref: Ref, out: bool = False) -> np.ndarray:

@@ -50,7 +50,7 @@ def test_archs_lists_all_descriptions():
 def test_summary_lists_buffers_and_footprint():
     result = runner.invoke(app, ["lower", "examples/matmul.py", "--shape", "M=256,N=256,K=256", "--summary"])
     assert result.exit_code == 0, result.output
-    for text in ("x_tile", "tile_m x tile_k bf16", "load x@matmul.py:19", "L1 footprint (bytes)", "db_x_tile"):
+    for text in ("x_tile", "tile_m x tile_k bf16", "load x@matmul.py:19", "L1 footprint (bytes)", "2*tile_m*tile_k"):
         assert text in result.stdout
 
 

@@ -28,9 +28,9 @@ def test_the_operand_invariant_along_the_innermost_loop_is_hoistable():
     """A (x) does not depend on n, B (y) not on m: the innermost temporal axis decides which."""
     for model in _models({"M": 2048, "N": 2048, "K": 256}):
         if model.candidate.split is not None:
-            assert not model.latency.hoists
+            assert not model.hoists
             continue
-        (hoist,) = model.latency.hoists
+        (hoist,) = model.hoists
         assert hoist.tensors == (("x",) if model.candidate.order[-1] == "tile_n" else ("y",))
         assert hoist.loop == "tile_k_idx" and hoist.extent == 256
 
@@ -38,9 +38,9 @@ def test_the_operand_invariant_along_the_innermost_loop_is_hoistable():
 def test_keeping_a_panel_costs_l1_and_can_save_latency():
     saved = []
     for model in _models({"M": 2048, "N": 2048, "K": 256}):
-        if not model.latency.hoists:
+        if not model.hoists:
             continue
-        knob = model.latency.hoists[0].knob
+        knob = model.hoists[0].knob
         values = {"tile_m": 64, "tile_n": 64, "tile_k": 64, **{k: 0 for k in model.problem.knobs}}
         kept = {**values, knob: 1}
         panel = 64 * 256 * 2 - 64 * 64 * 2  # the whole K extent instead of one block (bf16)
@@ -50,7 +50,7 @@ def test_keeping_a_panel_costs_l1_and_can_save_latency():
 
 
 def test_portable_schedules_keep_no_panels():
-    assert not any(m.latency.hoists for m in _models({"M": 512, "N": 512, "K": 256}, portable=True))
+    assert not any(m.hoists for m in _models({"M": 512, "N": 512, "K": 256}, portable=True))
 
 
 @pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
@@ -59,9 +59,9 @@ def test_kept_panel_matches_torch_and_is_read_once_per_outer_iteration(arch):
     args = GEMM.example_args(shape)
     sizes = {"tile_m": 32, "tile_n": 32, "tile_k": 64}
     compilation = compile_kernel(GEMM.kernel, args, arch, shape=shape, block_sizes=sizes, top_k=0)
-    ranked = next(r for r in compilation.ranked if r.model.latency.hoists
+    ranked = next(r for r in compilation.ranked if r.model.hoists
                   and r.model.candidate.axis(r.model.candidate.order[-1]).spatial > 0)
-    hoist = ranked.model.latency.hoists[0]
+    hoist = ranked.model.hoists[0]
     (tensor,) = hoist.tensors
     reads = {}
     for keep in (0, 1):

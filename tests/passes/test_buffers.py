@@ -63,11 +63,10 @@ def test_gemm_buffers():
     assert count(concrete, VbBindOp) == 4 and count(concrete, MemAllocOp) == 4
     footprint = l1_footprint(concrete)
     assert footprint.expression() == (
-        "4*tile_m*tile_n + 2*tile_m*tile_k*(1 + db_x_tile) + 2*tile_k*tile_n*(1 + db_y_tile) + 2*tile_m*tile_n"
+        "4*tile_m*tile_n + 2*tile_m*tile_k + 2*tile_k*tile_n + 2*tile_m*tile_n"
     )
     sizes = {"tile_m": 128, "tile_n": 64, "tile_k": 32}
     assert footprint.bytes(sizes) == 4 * 128 * 64 + 2 * 128 * 32 + 2 * 32 * 64 + 2 * 128 * 64
-    assert footprint.bytes(sizes, {"db_x_tile": True}) == footprint.bytes(sizes) + 2 * 128 * 32
 
 
 def test_attention_merges_handoffs_and_shares_storage():

@@ -1,0 +1,142 @@
+"""The op table end to end: every entry a Helion user can write goes frontend -> per-core program ->
+simulator and matches torch, on every architecture; every entry has all its pieces."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from loom import cost, ops
+from loom.arch import load_arch
+from loom.errors import UnsupportedError
+from loom.kernel_file import load_kernel_file
+from loom.pipeline import compile as compile_kernel
+from loom.run import run
+
+ARCHS = ("wormhole_n150", "blackhole_p150", "ring32")
+USER_OPS = [op for op in ops.all_ops() if op.aten and op.ir is not None]
+
+# How a user writes each op on tiles `a` and `b` (positive inputs, so log and division are defined).
+_EXPRESSION = {
+    ("binary", "add"): "a + b", ("binary", "sub"): "a - b", ("binary", "mul"): "a * b",
+    ("binary", "div"): "a / b", ("binary", "max"): "torch.maximum(a, b)", ("binary", "min"): "torch.minimum(a, b)",
+    ("unary", "exp"): "torch.exp(a)", ("unary", "exp2"): "torch.exp2(a)", ("unary", "log"): "torch.log(a)",
+    ("unary", "neg"): "-a",
+    ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
+}
+
+_KERNEL = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def op_kernel(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        a = x[tile_m, tile_n]
+        b = y[tile_m, tile_n]
+        out[tile_m, tile_n] = {expression}
+    return out
+
+
+def inputs(M: int = 64, N: int = 64):
+    return (torch.rand(M, N) + 0.5, torch.rand(M, N) + 0.5)
+
+
+def reference(x, y):
+    a, b = x, y
+    return {expression}
+'''
+
+
+def _kernel_file(tmp_path, op: ops.Op):
+    path = tmp_path / f"{op.form}_{op.name}.py"
+    path.write_text(_KERNEL.format(expression=_EXPRESSION[(op.form, op.name)]))
+    return load_kernel_file(path)
+
+
+def test_every_user_op_has_a_kernel_here():
+    assert {(op.form, op.name) for op in USER_OPS} == set(_EXPRESSION)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("op", USER_OPS, ids=lambda op: f"{op.form}-{op.name}")
+def test_op_runs_end_to_end_and_matches_torch(tmp_path, op, arch):
+    source = _kernel_file(tmp_path, op)
+    args = source.example_args({"M": 64, "N": 64})
+    compilation = compile_kernel(source.kernel, args, arch, block_sizes={"tile_m": 32, "tile_n": 64})
+    outcome = run(compilation, args, reference=source.reference)
+    assert outcome.check.ok, outcome.check
+
+
+@pytest.mark.parametrize("op", ops.all_ops(), ids=lambda op: f"{op.form}-{op.name}")
+def test_every_entry_is_complete_and_priced_everywhere(op):
+    assert op.ttlang is not None or op.no_ttlang, f"{op.name}: a TT-Lang form or the reason there is none"
+    for arch in ARCHS:
+        assert ops.missing_cost(op, load_arch(arch)) == []
+    x = np.linspace(0.5, 1.5, 64, dtype=np.float32).reshape(8, 8)
+    result = op.numpy(x, x) if op.form == "binary" else op.numpy(x)
+    assert np.all(np.isfinite(result))
+
+
+def test_an_op_the_arch_does_not_price_is_refused_at_compile_time_with_the_line(tmp_path):
+    op = ops.lookup("unary", "log")
+    source = _kernel_file(tmp_path, op)
+    arch = load_arch("wormhole_n150")
+    table = {k: v for k, v in arch.vector_unit.cycles_per_tile.items() if k != "log"}
+    unpriced = arch.model_copy(update={"vector_unit": arch.vector_unit.model_copy(update={"cycles_per_tile": table})})
+    with pytest.raises(UnsupportedError, match=r"vector_unit\.cycles_per_tile\.log") as err:
+        compile_kernel(source.kernel, source.example_args({"M": 64, "N": 64}), unpriced)
+    assert err.value.location is not None and "torch.log" in err.value.location.code
+
+
+def test_an_op_outside_the_table_is_refused_at_compile_time_with_the_line(tmp_path):
+    path = tmp_path / "tanh.py"
+    path.write_text(_KERNEL.format(expression="torch.tanh(a)"))
+    source = load_kernel_file(path)
+    with pytest.raises(UnsupportedError) as err:
+        compile_kernel(source.kernel, source.example_args({"M": 64, "N": 64}), "wormhole_n150")
+    assert err.value.location is not None
+
+
+# Model and simulator price every op from the same numbers (`loom.cost`), each combining them its
+# own way: the simulator runs the three threads, the model uses its closed-form equation.
+BLOCKS = [(1, 1), (1, 4), (2, 2), (4, 4), (8, 2), (8, 8)]
+
+
+def _simulated(stages: cost.Stages) -> float:
+    from loom.sim.tensix import Threads
+
+    threads = Threads()
+    threads.run(stages, 0.0, (), ())
+    return threads.pack
+
+
+def _modelled(arch, stages: cost.Stages) -> int:
+    from loom.model import expr as E
+    from loom.model.latency import instruction
+
+    return E.evaluate(instruction(arch, stages), {})
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_model_and_simulator_price_every_op_within_5_percent(arch):
+    target = load_arch(arch)
+    for rows, cols in BLOCKS:
+        tiles = rows * cols
+        table = [cost.eltwise(target, op, tiles, ("bfloat16",) * (2 if op.form == "binary" else 1), "bfloat16")
+                 for op in ops.all_ops() if op.form != "reduce"]
+        table += [cost.reduce(target, op, rows, cols, "bfloat16", "bfloat16")
+                  for op in ops.all_ops() if op.form == "reduce"]
+        table += [cost.datacopy(target, key, tiles, "bfloat16", "float32") for key in ("copy", "transpose")]
+        for k in (1, 4):
+            for fidelity in target.matrix_engine.cycles_per_tile:
+                table.append(cost.matmul(target, rows, cols, k, ("bfloat16", "bfloat16", "float32"), fidelity))
+        for stages in table:
+            simulated, modelled = _simulated(stages), _modelled(target, stages)
+            assert math.isclose(modelled, simulated, rel_tol=0.05), (rows, cols, stages, modelled, simulated)
