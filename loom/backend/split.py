@@ -43,11 +43,11 @@ from loom.arch import Arch
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.deferred_stores import defer_store_pops
-from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
+from loom.mapping.engines import load_engine
 from loom.mapping.reduction import split_loop_op
 
 _BINARY = {"addf": "add", "subf": "sub", "mulf": "mul", "divf": "div", "maximumf": "max"}

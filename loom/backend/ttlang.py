@@ -46,6 +46,7 @@ from loom.backend.ttlang_lower import (
     core2,
 )
 from loom.backend.ttlang_spmd import Printer, merge, nest, uses_node
+from loom.backend.validate import check_program
 from loom.errors import LoomError, UnsupportedError
 
 TTNN_DTYPES = {"bfloat16": "ttnn.bfloat16", "float32": "ttnn.float32", "float16": "ttnn.float16",
@@ -84,7 +85,7 @@ class _Emitter:
         tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         if tile != (32, 32):
             raise UnsupportedError(f"{arch.name} uses {tile[0]}x{tile[1]} tiles; TT-Lang tiles are 32x32")
-        program.validate(arch)
+        check_program(program, arch)
         cores = [core2(c) for c in program.cores]
         self.grid = (max(c[0] for c in cores) + 1, max(c[1] for c in cores) + 1)
         cbs, buffers = {}, {}

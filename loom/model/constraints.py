@@ -23,8 +23,8 @@ from loom.mapping.candidates import Candidate
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, build_heg, nodes
 from loom.model.latency import Latency, candidate_latency, dim_expr, tile_bytes
+from loom.model.problem import Constraint, Problem
 from loom.passes.l1_footprint import L1Footprint, l1_footprint
-from loom.solve.cpsat import Constraint, Problem
 
 
 @dataclass

@@ -29,10 +29,9 @@ from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
-from loom.ir.types import element_bytes
+from loom.ir.types import element_bytes, symbolic_dims
 from loom.mapping.candidates import Candidate, Transfer
 from loom.mapping.reduction import Split
-from loom.passes.l1_footprint import _dims
 
 Dim = int | str  # a static extent or a loom.sym label
 
@@ -134,7 +133,7 @@ def buffer_dims(view: SSAValue) -> tuple[Dim, ...]:
     buffer = owner.buffer if isinstance(owner, (VbReserveOp, VbAcquireOp)) else view
     bind = buffer.owner
     sizes = list(bind.memory.owner.sizes) if isinstance(bind, VbBindOp) else list(bind.sizes)
-    return _dims(sizes, view.type.get_shape())
+    return symbolic_dims(sizes, view.type.get_shape())
 
 
 def _buffer_label(view: SSAValue) -> str:

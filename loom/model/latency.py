@@ -42,10 +42,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from loom.arch import Arch
-from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
+from loom.mapping.engines import load_engine
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq
 

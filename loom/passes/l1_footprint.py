@@ -14,12 +14,11 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from loom.errors import UnsupportedError
-from loom.ir.dialect import CopyOp, MemAllocOp, SymOp, VbBindOp, VbCreateOp, VbReserveOp
-from loom.ir.types import element_bytes
+from loom.ir.dialect import CopyOp, MemAllocOp, VbBindOp, VbCreateOp, VbReserveOp
+from loom.ir.types import element_bytes, symbolic_dims
 
 
 
@@ -56,22 +55,6 @@ class L1Footprint:
     @property
     def knobs(self) -> tuple[str, ...]:
         return tuple(t.double_buffer_knob for t in self.terms if t.double_buffer_knob)
-
-
-def _dims(sizes: list[SSAValue], shape: tuple[int, ...]) -> tuple[int | str, ...]:
-    dynamic = iter(sizes)
-    dims: list[int | str] = []
-    for extent in shape:
-        if extent != DYNAMIC_INDEX:
-            dims.append(extent)
-            continue
-        value = next(dynamic)
-        owner = value.owner
-        if isinstance(owner, SymOp):
-            dims.append(owner.label)
-        else:
-            raise UnsupportedError(f"a buffer dimension is neither constant nor a loom.sym ({value})")
-    return tuple(dims)
 
 
 def _loaded_in_loop(buffer: SSAValue) -> bool:
@@ -122,5 +105,5 @@ def _term(slot: int, storage: SSAValue, sizes, buffers: list[SSAValue], labels: 
     memref = storage.type
     loaded = [label for label, buf in zip(labels, buffers) if _loaded_in_loop(buf)]
     knob = f"db_{loaded[0]}" if loaded else None
-    dims = _tiled(_dims(sizes, memref.get_shape()), tile)
+    dims = _tiled(symbolic_dims(sizes, memref.get_shape()), tile)
     return FootprintTerm(slot, element_bytes(memref.element_type), dims, tuple(labels), knob)

@@ -7,10 +7,10 @@ dimension-ordered routing, link contention and multicast trees (see `noc.py` for
 model, `movement.py` and `compute.py` for what each instruction costs). `functional=True` carries
 real data and returns the output tensors; `trace=True` records a Perfetto trace.
 
-Modules: engine (clock and roles), movement (transfers, semaphores), operands + compute (compute
-ops), noc (fabric and timing model), data (dtypes, tiles), report (SimResult), trace, steady
-(extrapolation), errors; workloads and gemm_workload hold hand-written programs (microbenchmarks,
-softmax, TTNN-style 2-D multicast GEMM) for calibration and tests.
+Modules: engine (the clock), state (cores, roles, CBs, tensors), movement (transfers, semaphores),
+operands + compute (compute ops), noc (fabric and timing model), data (dtypes, tiles), report
+(SimResult), trace, steady (extrapolation), errors; workloads and gemm_workload hold hand-written
+programs (microbenchmarks, softmax, TTNN-style 2-D multicast GEMM) for calibration and tests.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from loom.arch import Arch, load_arch
 from loom.backend.program import Program
+from loom.backend.validate import check_program
 from loom.sim.engine import run_program
 from loom.sim.errors import DeadlockError, Wait
 from loom.sim.report import SimResult, build_result
@@ -60,7 +61,7 @@ def simulate(program: Program, arch: Arch | str | Path | None = None, *, functio
     if extrapolate is not False and not functional and not trace and not padded:
         steady = extrapolation_plan(program, min_instructions=AUTO_EXTRAPOLATE if extrapolate is None else 0)
         if steady is not None:
-            program.validate(arch)
+            check_program(program, arch)
             r1, sim, w1 = run_program(steady["short"], arch, False, None, False)
             r2, sim, w2 = run_program(steady["long"], arch, False, None, False)
             k1, k2, total = steady["k1"], steady["k2"], steady["total"]

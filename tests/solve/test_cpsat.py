@@ -10,9 +10,8 @@ from loom.model.expr import (
     Add, CeilDiv, Const, FloorDiv, Knob, Max, Min, Mul, Rate, Select, Var, add, ceil_div, evaluate, floor_div,
     maximum, minimum, mul, rate, select,
 )
-from loom.solve.cpsat import (
-    Constraint, ModelOverflowError, Problem, SolverError, brute_force, solve, solve_many,
-)
+from loom.model.problem import Constraint, Problem, SolverError
+from loom.solve.cpsat import ModelOverflowError, brute_force, solve, solve_many
 
 # ---------------------------------------------------------------------------
 # Random problems: 1-3 variables with <= 6 values each, 0-2 knobs, 0-2 `<=` constraints.
