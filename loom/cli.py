@@ -201,7 +201,8 @@ def _run_ttlang_sim(result, kernel_file: Path, shape: Optional[str], quiet: bool
     import numpy as np
 
     from loom.backend.split import build_program
-    from loom.backend.ttlang import run_ttlang_sim, schedule_notes
+    from loom.backend.ttlang_notes import schedule_notes
+    from loom.backend.ttlang_sim import run_ttlang_sim
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.report import print_compile_report
     from loom.run import NumericalMismatch, padded_inputs, tolerance
@@ -270,7 +271,8 @@ def emit_command(
     """Compile, split into per-core programs and write them for a backend (TT-Lang)."""
     try:
         from loom.backend.split import build_program
-        from loom.backend.ttlang import emit_ttlang, schedule_notes, torch_reference
+        from loom.backend.ttlang import emit_ttlang
+        from loom.backend.ttlang_notes import schedule_notes, torch_reference
         from loom.errors import OptionError
         from loom.kernel_file import load_kernel_file
 
