@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 
 from loom.arch import Arch, load_arch
 from loom.errors import InternalError, LoomError
 from loom.ir.text import context, to_text
+
+if TYPE_CHECKING:  # the stages below are imported where they run, so that `loom.lower` stays light
+    from loom.mapping.candidates import CandidateSet
+    from loom.schedule import Schedule
+    from loom.solve.select import Ranked, Rejected
 
 T = TypeVar("T")
 STAGES = ("frontend", "dataflow", "concrete")
@@ -98,10 +103,10 @@ class Compilation:
     """What `loom.compile` returns: the lowering, every candidate's fate, and the chosen schedule."""
 
     lowering: Lowering
-    candidates: object  # loom.mapping.candidates.CandidateSet
-    ranked: list  # loom.solve.select.Ranked, best first
-    rejected: list  # loom.solve.select.Rejected
-    schedule: object  # loom.schedule.Schedule
+    candidates: CandidateSet  # every candidate of stage 4, with the counts of the pruned space
+    ranked: list[Ranked]  # the feasible candidates, best first (the top-k asked for)
+    rejected: list[Rejected]  # the others, each with why
+    schedule: Schedule  # the chosen one, as a Schedule
     selected: ModuleOp
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -124,7 +129,7 @@ class Compilation:
 
 def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
             top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
-            block_sizes: dict[str, int] | None = None, schedule=None,
+            block_sizes: dict[str, int] | None = None, schedule: Schedule | None = None,
             total_time_limit_s: float | None = None, portable: bool = False) -> Compilation:
     """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6).
 
