@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 
@@ -164,7 +165,8 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
     concrete = lowering.stages["concrete"]
-    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)  # views x orders x transfers
+    # views x orders x transfers
+    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)
     if not candidates.candidates:
         raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))

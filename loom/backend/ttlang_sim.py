@@ -127,15 +127,13 @@ class _Simulator:
         import torch
 
         self.saved_modules = {k: sys.modules.get(k) for k in ("ttl", "ttnn")}
-        from ttl.sim import ttnnsim
+        # tt-lang-sim 1.1.6 pretty-prints kernel errors and deadlocks through a module its wheel lacks
+        # (ttl/ttl/diagnostics.py): record those messages instead.
+        from ttl.sim import diagnostics, greenlet_scheduler, program, ttnnsim
         from ttl.sim.context import get_context, reset_context
         from ttl.sim.program import set_max_l1_bytes
         from ttl.sim.trace import set_tracing
         from ttl.sim.ttlang_sim import setup_simulator_imports
-
-        # tt-lang-sim 1.1.6 pretty-prints kernel errors and deadlocks through a module its wheel lacks
-        # (ttl/ttl/diagnostics.py): record those messages instead.
-        from ttl.sim import diagnostics, greenlet_scheduler, program
 
         self.diagnostics: list[str] = []
         self.patched = [(m, m.print_diagnostic_error) for m in (diagnostics, greenlet_scheduler, program)]
@@ -154,7 +152,6 @@ class _Simulator:
 
     def __exit__(self, *exc: object) -> None:
         import torch
-
         from ttl.sim.context import reset_context
 
         self.set_tracing(frozenset())

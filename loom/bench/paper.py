@@ -15,9 +15,9 @@ import csv
 import math
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
 
 from loom.arch import load_arch
 from loom.baselines.schedules import TTNN

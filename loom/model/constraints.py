@@ -79,7 +79,8 @@ def _multicast_axes(candidate: Candidate) -> list:
     return [a for a in candidate.axes if a.axis in shared and a.spatial > 1]
 
 
-def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint: L1Footprint | None = None) -> CandidateModel:
+def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
+                footprint: L1Footprint | None = None) -> CandidateModel:
     heg = build_heg(concrete, candidate)
     latency = candidate_latency(arch, candidate, heg)
     footprint = footprint or l1_footprint(concrete, (arch.tiling.tile_rows, arch.tiling.tile_cols))

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import affine, arith, scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
@@ -281,4 +281,5 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["Combine", "Compute", "For", "Hoist", "nodes", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]
+__all__ = ["Combine", "Compute", "For", "Hoist", "nodes", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims",
+           "pretty"]

@@ -21,7 +21,6 @@ from loom.ir.dialect import CopyOp, MemAllocOp, VbBindOp, VbCreateOp, VbReserveO
 from loom.ir.types import element_bytes, symbolic_dims
 
 
-
 @dataclass(frozen=True)
 class FootprintTerm:
     """One storage slot: `element_bytes × Π dims`, doubled when its knob is on."""

@@ -70,7 +70,21 @@ from typing import Literal
 from ortools.sat.python import cp_model
 
 from loom.model.expr import (
-    Add, CeilDiv, Const, Expr, FloorDiv, Knob, Max, Min, Mul, Rate, Select, Var, bounds, evaluate, free_names,
+    Add,
+    CeilDiv,
+    Const,
+    Expr,
+    FloorDiv,
+    Knob,
+    Max,
+    Min,
+    Mul,
+    Rate,
+    Select,
+    Var,
+    bounds,
+    evaluate,
+    free_names,
     pretty,
 )
 from loom.model.problem import Constraint, Problem, SolverError

@@ -35,7 +35,7 @@ SHAPES = {
 GEMM_MCAST_SIZES = {"tile_m": 32, "tile_n": 32, "tile_k": 64}  # 8x8 cores, A along rows, B down columns
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiled(kernel: str, arch: str, sizes: tuple = (), top_k: int = 1):
     source = load_kernel_file(EXAMPLES / f"{kernel}.py")
     args = source.example_args(SHAPES[kernel])
