@@ -32,6 +32,10 @@ KNOWN_CIRCLES = {
     # Every caller now calls `check_program`; the method goes when program.py is split.
     frozenset({"loom.backend.program", "loom.backend.validate"}):
         "issue 20: drop Program.validate when program.py is split by the op-table change",
+    # The mixins annotate with the engine's state classes (CBState, CoreState, Role), which the
+    # op-table change edits: branch habits-sim-state moves them to loom/sim/state.py.
+    frozenset({"loom.sim.engine", "loom.sim.movement"}): "issue 20: move the sim state after the op-table merge",
+    frozenset({"loom.sim.engine", "loom.sim.operands"}): "issue 20: move the sim state after the op-table merge",
 }
 # Files allowed past the line budget, each with the issue that splits it. Nothing else belongs here.
 OVER_BUDGET = {

@@ -41,7 +41,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.errors import CapacityError, TileSizeError, UnsupportedError
 from loom.frontend.access import AccessLowering
-from loom.frontend.compute import _BINARY, _REDUCTIONS, _UNARY, ComputeLowering, _fusable_matmuls, _Fusion
+from loom.frontend.compute import _BINARY, _REDUCTIONS, _UNARY, ComputeLowering, _Fusion, _fusable_matmuls
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
@@ -232,8 +232,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
-        if (name in ("_get_symnode", "aten.sym_size.int", "tile_begin")
-                or isinstance(node.meta.get("val"), torch.SymInt)):
+        if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or isinstance(node.meta.get("val"), torch.SymInt):
             return node  # index expressions are resolved where a load or store uses them
         if name == "load":
             return self.lower_load(node, env)

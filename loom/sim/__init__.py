@@ -7,10 +7,10 @@ dimension-ordered routing, link contention and multicast trees (see `noc.py` for
 model, `movement.py` and `compute.py` for what each instruction costs). `functional=True` carries
 real data and returns the output tensors; `trace=True` records a Perfetto trace.
 
-Modules: engine (the clock), state (cores, roles, CBs, tensors), movement (transfers, semaphores),
-operands + compute (compute ops), noc (fabric and timing model), data (dtypes, tiles), report
-(SimResult), trace, steady (extrapolation), errors; workloads and gemm_workload hold hand-written
-programs (microbenchmarks, softmax, TTNN-style 2-D multicast GEMM) for calibration and tests.
+Modules: engine (clock and roles), movement (transfers, semaphores), operands + compute (compute
+ops), noc (fabric and timing model), data (dtypes, tiles), report (SimResult), trace, steady
+(extrapolation), errors; workloads and gemm_workload hold hand-written programs (microbenchmarks,
+softmax, TTNN-style 2-D multicast GEMM) for calibration and tests.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from loom.backend.program import (
 from loom.sim.data import quantize
 
 if TYPE_CHECKING:
-    from loom.sim.state import CBState, CoreState, Role
+    from loom.sim.engine import CBState, CoreState, Role
 
 
 class MovementMixin:

@@ -17,7 +17,7 @@ from loom.sim.compute import apply, op_cycles
 from loom.sim.data import block_to_matrix, matrix_to_block, quantize
 
 if TYPE_CHECKING:
-    from loom.sim.state import CoreState, Role
+    from loom.sim.engine import CoreState, Role
 
 
 def _io(ins: Any) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
