@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test fuzz setup clean
+.PHONY: demo test lint fuzz setup clean
 
 setup: $(STAMP)
 
@@ -20,8 +20,12 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/loom run examples/matmul.py --shape M=1024,N=1024,K=1024 --check
 
-test: $(STAMP)
+# Lint first (ruff, rules in pyproject.toml), then the tests.
+test: lint
 	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check loom tests benchmarks examples
 
 # Nightly-style fuzzing of compiled programs (issue #10): 200 random kernels, sizes, architectures and
 # legal schedules, each simulated and checked against torch. `make test` runs a fixed 10-example subset.

@@ -66,8 +66,8 @@ def main() -> None:
             gemm_times.append(seconds)
         text = ",".join(f"{k}={v}" for k, v in shape.items())
         print(f"{name:14} {arch:15} {text:28} {full:8d} {kept:6d} {pruned:7.1%} {seconds * 1000:7.1f}ms")
-    print(f"GEMM enumeration: median {statistics.median(gemm_times) * 1000:.1f} ms, max {max(gemm_times) * 1000:.1f} ms "
-          "(target < 200 ms per shape)")
+    print(f"GEMM enumeration: median {statistics.median(gemm_times) * 1000:.1f} ms, "
+          f"max {max(gemm_times) * 1000:.1f} ms (target < 200 ms per shape)")
 
 
 if __name__ == "__main__":

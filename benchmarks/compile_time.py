@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loom.bench.paper import GEMM_K, GEMM_MN  # noqa: E402
+from loom.bench.rows import GEMM_K, GEMM_MN  # noqa: E402
 from loom.kernel_file import load_kernel_file  # noqa: E402
 from loom.pipeline import compile as compile_kernel  # noqa: E402
 

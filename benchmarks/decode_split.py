@@ -23,8 +23,10 @@ from loom.run import run  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "flash_decode.py"
 PAPER = [{"B": 16, "H": h, "L": 4096, "D": d, "G": 1} for h in (32, 64, 128) for d in (64, 128)]
-GROUPED = [{"B": 16, "H": 8, "L": 4096, "D": 128, "G": g} for g in (4, 8)] + [{"B": 16, "H": 1, "L": 4096, "D": 128, "G": 32}]
-SINGLE = [{"B": 1, "H": h, "L": 4096, "D": 128, "G": 1} for h in (1, 8)] + [{"B": 1, "H": 8, "L": 16384, "D": 128, "G": 4}]
+GROUPED = ([{"B": 16, "H": 8, "L": 4096, "D": 128, "G": g} for g in (4, 8)]
+           + [{"B": 16, "H": 1, "L": 4096, "D": 128, "G": 32}])
+SINGLE = ([{"B": 1, "H": h, "L": 4096, "D": 128, "G": 1} for h in (1, 8)]
+          + [{"B": 1, "H": 8, "L": 16384, "D": 128, "G": 4}])
 
 
 def measure(shape: dict, arch_name: str) -> dict:
@@ -39,7 +41,8 @@ def measure(shape: dict, arch_name: str) -> dict:
     split = best.model.candidate.split
     kv = sim.dram_read_bytes_by_tensor.get("k", 0) + sim.dram_read_bytes_by_tensor.get("v", 0)
     return {"shape": shape, "candidate": best.name, "width": split.width if split else 1,
-            "combine": f"{split.loop.combine} by {split.scheme}" if split else "-", "model_us": best.cycles / (arch.clock_ghz * 1e3),
+            "combine": f"{split.loop.combine} by {split.scheme}" if split else "-",
+            "model_us": best.cycles / (arch.clock_ghz * 1e3),
             "sim_us": sim.us, "kv_gbps": kv / (sim.us * 1e3),
             "dram_gbps": arch.dram.bandwidth_bytes_per_cycle * arch.clock_ghz, "compile_s": seconds,
             "note": result.schedule.split_note}

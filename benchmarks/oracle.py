@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from loom.bench import plots  # noqa: E402
 from loom.bench.oracle import neighbourhood_regret, top_k_regret  # noqa: E402
-from loom.bench.paper import GEMM_K, GEMM_MN  # noqa: E402
+from loom.bench.rows import GEMM_K, GEMM_MN  # noqa: E402
 from loom.kernel_file import load_kernel_file  # noqa: E402
 
 

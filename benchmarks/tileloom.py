@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loom.bench.paper import GEMM_K, GEMM_MN  # noqa: E402
 from loom.bench.oracle import tileloom_tuning  # noqa: E402
+from loom.bench.rows import GEMM_K, GEMM_MN  # noqa: E402
 from loom.kernel_file import load_kernel_file  # noqa: E402
 from loom.pipeline import compile as compile_kernel  # noqa: E402
 from loom.run import run  # noqa: E402
@@ -43,7 +43,8 @@ def main() -> None:
         loom_cycles = run(loom, args).sim.cycles
         tuned, tuned_seconds, label = tileloom_tuning(source.kernel, args, opts.arch, shape)
         ratios.append(tuned / loom_cycles)
-        print(f"  {shape['M']:>5}x{shape['N']:<5}x{shape['K']:<5} loom {loom_cycles:>12,.0f} cyc in {loom_seconds:5.1f} s   "
+        print(f"  {shape['M']:>5}x{shape['N']:<5}x{shape['K']:<5} "
+              f"loom {loom_cycles:>12,.0f} cyc in {loom_seconds:5.1f} s   "
               f"tileloom {tuned:>12,.0f} cyc in {tuned_seconds:6.1f} s   loom speedup {tuned / loom_cycles:5.2f}x  "
               f"({label})", flush=True)
     geo = math.exp(statistics.fmean(math.log(r) for r in ratios))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import traceback
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -35,11 +34,11 @@ def _fail(err: BaseException, debug: bool) -> None:
 @app.command()
 def lower(
     kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
-    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=2048,N=256,K=256"),
+    shape: str | None = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=2048,N=256,K=256"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     stage: str = typer.Option("frontend", "--stage", help="Print the IR after: frontend, dataflow or concrete"),
     summary: bool = typer.Option(False, "--summary", help="Print the buffer table and L1 footprint instead of IR"),
-    dump_ir: Optional[Path] = typer.Option(None, "--dump-ir", help="Write every stage's IR (00_frontend.mlir, …)"),
+    dump_ir: Path | None = typer.Option(None, "--dump-ir", help="Write every stage's IR (00_frontend.mlir, …)"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
     """Lower a kernel file to symbolic MLIR and print it (or its buffer summary)."""
@@ -90,18 +89,18 @@ def _print_summary(result) -> None:
 @app.command("compile")
 def compile_command(
     kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
-    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=4096,N=4096,K=4096"),
+    shape: str | None = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=4096,N=4096,K=4096"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     top_k: int = typer.Option(1, "--top-k", min=1, help="Keep and report the k best candidates"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
-    total_time_limit: Optional[float] = typer.Option(
+    total_time_limit: float | None = typer.Option(
         None, "--total-time-limit", help="Time limit for solving all candidates together (seconds; default none)"),
     seed: int = typer.Option(0, "--seed", help="CP-SAT random seed"),
-    block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,tile_n=128,…"),
-    schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
+    block_sizes: str | None = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,tile_n=128,…"),
+    schedule: Path | None = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
     as_json: bool = typer.Option(False, "--json", help="Print the Schedule and figures as JSON"),
-    dump_ir: Optional[Path] = typer.Option(None, "--dump-ir", help="Write every stage's IR and the schedule here"),
+    dump_ir: Path | None = typer.Option(None, "--dump-ir", help="Write every stage's IR and the schedule here"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
     """Compile a kernel file: choose mapping, transfers, block sizes and pipeline knobs."""
@@ -135,16 +134,16 @@ def compile_command(
 @app.command("run")
 def run_command(
     kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
-    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=1024,N=1024,K=1024"),
+    shape: str | None = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=1024,N=1024,K=1024"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     check: bool = typer.Option(False, "--check", help="Carry data and compare with the kernel file's reference()"),
-    trace: Optional[Path] = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON) here"),
+    trace: Path | None = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON) here"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
-    total_time_limit: Optional[float] = typer.Option(
+    total_time_limit: float | None = typer.Option(
         None, "--total-time-limit", help="Time limit for solving all candidates together (seconds; default none)"),
-    block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
-    schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
+    block_sizes: str | None = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
+    schedule: Path | None = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
     quiet: bool = typer.Option(False, "--quiet", help="Print only the simulated figures"),
     backend: str = typer.Option("loom-sim", "--backend",
                                 help="loom-sim (Loom's simulator) or ttlang-sim (emit TT-Lang, run it in "
@@ -186,7 +185,7 @@ def run_command(
         _fail(err, debug)
 
 
-def _check_backend(backend: str, trace: Optional[Path]) -> None:
+def _check_backend(backend: str, trace: Path | None) -> None:
     from loom.errors import OptionError
 
     if backend not in ("loom-sim", "ttlang-sim"):
@@ -195,13 +194,14 @@ def _check_backend(backend: str, trace: Optional[Path]) -> None:
         raise OptionError("--trace writes a loom.sim trace; it does not apply to --backend ttlang-sim")
 
 
-def _run_ttlang_sim(result, kernel_file: Path, shape: Optional[str], quiet: bool) -> None:
+def _run_ttlang_sim(result, kernel_file: Path, shape: str | None, quiet: bool) -> None:
     """`loom run --backend ttlang-sim`: emit TT-Lang, run it in tt-lang-sim, compare with torch and
     cross-check tt-lang-sim's DRAM tile reads per tensor against loom.sim's."""
     import numpy as np
 
     from loom.backend.split import build_program
-    from loom.backend.ttlang import run_ttlang_sim, schedule_notes
+    from loom.backend.ttlang_notes import schedule_notes
+    from loom.backend.ttlang_sim import run_ttlang_sim
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.report import print_compile_report
     from loom.run import NumericalMismatch, padded_inputs, tolerance
@@ -257,20 +257,21 @@ def _run_ttlang_sim(result, kernel_file: Path, shape: Optional[str], quiet: bool
 @app.command("emit")
 def emit_command(
     kernel_file: Path = typer.Argument(..., help="A kernel file: one @helion.kernel, inputs(**sizes), reference()"),
-    shape: Optional[str] = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=1024,N=1024,K=1024"),
+    shape: str | None = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=1024,N=1024,K=1024"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     target: str = typer.Option("ttlang", "--target", help="What to emit: ttlang (one TT-Lang file)"),
-    output: Optional[Path] = typer.Option(None, "-o", "--output", help="Write here (default: stdout)"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write here (default: stdout)"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
-    block_sizes: Optional[str] = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
-    schedule: Optional[Path] = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
+    block_sizes: str | None = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
+    schedule: Path | None = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
     """Compile, split into per-core programs and write them for a backend (TT-Lang)."""
     try:
         from loom.backend.split import build_program
-        from loom.backend.ttlang import emit_ttlang, schedule_notes, torch_reference
+        from loom.backend.ttlang import emit_ttlang
+        from loom.backend.ttlang_notes import schedule_notes, torch_reference
         from loom.errors import OptionError
         from loom.kernel_file import load_kernel_file
 
@@ -329,7 +330,7 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
 def bench_command(
     kernel: str = typer.Argument(..., help="gemm (or matmul), flash_attention or flash_decode"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="wormhole_n150 or blackhole_p150"),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N shapes of the paper's set"),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N shapes of the paper's set"),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Where the CSV, JSON and PNGs go"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),

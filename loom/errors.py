@@ -111,3 +111,15 @@ class InternalError(LoomError):
         super().__init__(f"in stage '{stage}': {type(cause).__name__}: {cause}")
         self.stage = stage
         self.cause = cause
+
+
+class ProgramError(LoomError):
+    """A per-core program that is malformed or cannot run (unknown name, bad shape, …)."""
+
+    kind = "program error"
+
+
+class L1OverflowError(ProgramError):
+    """A core's circular buffers and local buffers exceed the architecture's usable L1."""
+
+    kind = "L1 overflow"

@@ -13,9 +13,9 @@ import contextlib
 import inspect
 import runpy
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation
 

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xdsl.dialects.builtin import ModuleOp
 
 from loom.arch import Arch, load_arch
 from loom.errors import InternalError, LoomError
 from loom.ir.text import context, to_text
+
+if TYPE_CHECKING:  # the stages below are imported where they run, so that `loom.lower` stays light
+    from loom.mapping.candidates import CandidateSet
+    from loom.schedule import Schedule
+    from loom.solve.select import Ranked, Rejected
 
 T = TypeVar("T")
 STAGES = ("frontend", "dataflow", "concrete")
@@ -100,10 +106,10 @@ class Compilation:
     """What `loom.compile` returns: the lowering, every candidate's fate, and the chosen schedule."""
 
     lowering: Lowering
-    candidates: object  # loom.mapping.candidates.CandidateSet
-    ranked: list  # loom.solve.select.Ranked, best first
-    rejected: list  # loom.solve.select.Rejected
-    schedule: object  # loom.schedule.Schedule
+    candidates: CandidateSet  # every candidate of stage 4, with the counts of the pruned space
+    ranked: list[Ranked]  # the feasible candidates, best first (the top-k asked for)
+    rejected: list[Rejected]  # the others, each with why
+    schedule: Schedule  # the chosen one, as a Schedule
     selected: ModuleOp
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -126,7 +132,7 @@ class Compilation:
 
 def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
             top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
-            block_sizes: dict[str, int] | None = None, schedule=None,
+            block_sizes: dict[str, int] | None = None, schedule: Schedule | None = None,
             total_time_limit_s: float | None = None, portable: bool = False) -> Compilation:
     """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6).
 
@@ -161,7 +167,8 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
     concrete = lowering.stages["concrete"]
-    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)  # views x orders x transfers
+    # views x orders x transfers
+    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)
     if not candidates.candidates:
         raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))

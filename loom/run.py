@@ -14,7 +14,7 @@ from loom.backend.placement import place_row_major
 from loom.backend.program import Program, ProgramError
 from loom.backend.split import build_program
 from loom.errors import InternalError, LoomError
-from loom.pipeline import run_stage
+from loom.pipeline import Compilation, run_stage
 from loom.sim import DeadlockError, SimResult, simulate
 
 
@@ -38,7 +38,7 @@ class Check:
 
 @dataclass
 class RunResult:
-    compilation: object  # loom.pipeline.Compilation
+    compilation: Compilation
     program: Program
     sim: SimResult
     check: Check | None = None
@@ -61,13 +61,13 @@ def tolerance(reference: np.ndarray, dtype: torch.dtype) -> float:
     return 2 * eps * max(float(np.abs(reference).max()), 1.0)
 
 
-def tensor_shapes(compilation) -> dict[str, tuple[int, ...]]:
+def tensor_shapes(compilation: Compilation) -> dict[str, tuple[int, ...]]:
     """The shape of every global tensor of a compiled kernel, by name."""
     fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
     return {arg.name_hint: tuple(arg.type.get_shape()) for arg in fn.body.block.args}
 
 
-def run(compilation, args: tuple, *, reference=None, functional: bool = False, trace: bool = False,
+def run(compilation: Compilation, args: tuple, *, reference=None, functional: bool = False, trace: bool = False,
         flops: float | None = None, valid: dict[str, tuple[int, ...]] | None = None,
         placed_on: Arch | None = None) -> RunResult:
     """Build the per-core programs of `compilation`'s top-1 schedule and simulate them.

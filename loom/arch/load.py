@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ def resolve_arch_path(name_or_path: str | Path) -> Path:
     raise ArchError(f"unknown architecture '{text}'{hint}; available: {', '.join(available)}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_cached(path: str, mtime_ns: int) -> Arch:
     """Parse and validate one file; `mtime_ns` is part of the cache key so edits are picked up."""
     data = _read_yaml(Path(path))

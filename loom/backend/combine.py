@@ -1,8 +1,8 @@
 """The per-core instructions of a reduction split's combine (`loom.mapping.reduction`).
 
 Cores `r = 1 .. w-1` of a split group (a line or rectangle of cores: the innermost level of
-each of its dimensions) are senders, core `r = 0` (the group's first core) is the root. After its chunk of the loop, once
-per tile:
+each of its dimensions) are senders, core `r = 0` (the group's first core) is the root. After its
+chunk of the loop, once per tile:
 
 - sender compute: copies each partial state (a local buffer) into the circular buffer
   `part_<state>` (so the writer may read it while compute goes on);

@@ -1,6 +1,6 @@
 """Deferred store completion: the writer stops waiting for its stores to land.
 
-The writer engine also issues loads (every other operand, `loom.backend.engines`). Written plainly,
+The writer engine also issues loads (every other operand, `loom.mapping.engines`). Written plainly,
 each store is `wait; write; barrier; pop`, and the barrier holds that engine until the block has
 landed in DRAM, so the next block's loads queue behind the store and the store never overlaps
 compute, however many slots its buffer has. When the stored buffer has two slots or more, the

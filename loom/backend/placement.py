@@ -15,8 +15,18 @@ from dataclasses import replace
 from math import prod
 
 from loom.arch import Arch
-from loom.backend.program import (ROLES, Multicast, Program, ProgramError, RemoteRead, SemInc, SemSet, SemWait, Write,
-                                  walk)
+from loom.backend.program import (
+    ROLES,
+    Multicast,
+    Program,
+    ProgramError,
+    RemoteRead,
+    SemInc,
+    SemSet,
+    SemWait,
+    Write,
+    walk,
+)
 
 _BETWEEN_CORES = (Multicast, Write, RemoteRead, SemInc, SemSet, SemWait)
 

@@ -34,124 +34,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Literal, Union
+from typing import TYPE_CHECKING, Literal
 
-from loom.errors import LoomError
+from loom.backend.index import CORE_VARS, Affine, Coord, Idx, _aff, _affs, cx, cy  # noqa: F401 (re-exported)
+from loom.errors import L1OverflowError, ProgramError  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from loom.arch import Arch
 
-Coord = tuple[int, ...]
-"""A core's coordinate in the worker grid: `(x, y)`, or `(x,)` on a ring."""
-
-CORE_VARS = ("cx", "cy")
-"""Names under which a core's own coordinates appear in `Affine` expressions."""
-
-
-class ProgramError(LoomError):
-    """A per-core program that is malformed or cannot run (unknown name, bad shape, …)."""
-
-    kind = "program error"
-
-
-class L1OverflowError(ProgramError):
-    """A core's circular buffers and local buffers exceed the architecture's usable L1."""
-
-    kind = "L1 overflow"
-
-
-# --- index expressions -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Affine:
-    """`const + sum(coeff * var)` over loop variables and core coordinates (`cx`, `cy`)."""
-
-    const: int = 0
-    terms: tuple[tuple[str, int], ...] = ()
-
-    @staticmethod
-    def var(name: str) -> Affine:
-        """The expression consisting of one variable."""
-        return Affine(0, ((name, 1),))
-
-    @staticmethod
-    def of(value: Idx) -> Affine:
-        """`value` as an `Affine` (an int becomes a constant)."""
-        if isinstance(value, Affine):
-            return value
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ProgramError(f"expected an int or Affine index, found {value!r} ({type(value).__name__})")
-        return Affine(value)
-
-    def _combine(self, other: Idx, sign: int) -> Affine:
-        o = Affine.of(other)
-        coeffs = dict(self.terms)
-        for name, c in o.terms:
-            coeffs[name] = coeffs.get(name, 0) + sign * c
-        return Affine(self.const + sign * o.const, tuple(sorted((n, c) for n, c in coeffs.items() if c)))
-
-    def __add__(self, other: Idx) -> Affine:
-        return self._combine(other, 1)
-
-    __radd__ = __add__
-
-    def __sub__(self, other: Idx) -> Affine:
-        return self._combine(other, -1)
-
-    def __rsub__(self, other: Idx) -> Affine:
-        return Affine.of(other)._combine(self, -1)
-
-    def __mul__(self, k: int) -> Affine:
-        if not isinstance(k, int) or isinstance(k, bool):
-            raise ProgramError(f"an Affine index can only be scaled by an int, found {k!r}")
-        return Affine(self.const * k, tuple((n, c * k) for n, c in self.terms if c * k))
-
-    __rmul__ = __mul__
-
-    def __neg__(self) -> Affine:
-        return self * -1
-
-    def eval(self, env: Mapping[str, int]) -> int:
-        """The value under `env` (loop variables and core coordinates)."""
-        value = self.const
-        for name, c in self.terms:
-            value += c * env[name]
-        return value
-
-    def subst(self, name: str, value: Idx) -> Affine:
-        """This expression with variable `name` replaced by `value`."""
-        coeff = dict(self.terms).get(name)
-        if not coeff:
-            return self
-        return Affine(self.const, tuple(t for t in self.terms if t[0] != name)) + Affine.of(value) * coeff
-
-    @property
-    def variables(self) -> frozenset[str]:
-        """Names this expression depends on."""
-        return frozenset(n for n, _ in self.terms)
-
-    def __str__(self) -> str:
-        text = ""
-        for n, c in self.terms:
-            mag = n if abs(c) == 1 else f"{abs(c)}*{n}"
-            text += (" - " if c < 0 else " + ") + mag if text else ("-" if c < 0 else "") + mag
-        if self.const or not text:
-            text += (" - " if self.const < 0 else " + ") + str(abs(self.const)) if text else str(self.const)
-        return text
-
-
-Idx = Union[Affine, int]
-cx = Affine.var("cx")
-cy = Affine.var("cy")
-
-
-def _aff(value: Idx) -> Affine:
-    return Affine.of(value)
-
-
-def _affs(values: Iterable[Idx]) -> tuple[Affine, ...]:
-    return tuple(Affine.of(v) for v in values)
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -507,8 +397,9 @@ class Copy:
     dst: Ref
 
 
-Instr = Union[Loop, CbReserve, CbPush, CbWait, CbPop, DramRead, DramWrite, Write, Multicast, RemoteRead,
-              Barrier, SemWait, SemSet, SemInc, Fill, Matmul, Transpose, Binary, Unary, Reduce, Copy]
+Instr = (Loop | CbReserve | CbPush | CbWait | CbPop | DramRead
+         | DramWrite | Write | Multicast | RemoteRead | Barrier | SemWait
+         | SemSet | SemInc | Fill | Matmul | Transpose | Binary | Unary | Reduce | Copy)
 COMPUTE_OPS = (Fill, Matmul, Transpose, Binary, Unary, Reduce, Copy)
 MOVE_OPS = (DramRead, DramWrite, Write, Multicast, RemoteRead, Barrier, SemWait, SemSet, SemInc)
 CB_OPS = (CbReserve, CbPush, CbWait, CbPop)
@@ -582,7 +473,8 @@ class Program:
     def text(self) -> str:
         """A compact human-readable listing (one line per instruction, loops indented)."""
         lines = [f"program {self.name} on {self.arch}"]
-        lines += [f"  tensor {t.name} {list(t.shape)} {t.dtype} {t.kind}" + (f" valid {list(t.valid)}" if t.valid else "")
+        lines += [f"  tensor {t.name} {list(t.shape)} {t.dtype} {t.kind}"
+                  + (f" valid {list(t.valid)}" if t.valid else "")
                   for t in self.tensors]
         for g in self.groups:
             lines.append(f"  group '{g.label}': cores {', '.join(map(str, g.cores))}")
@@ -595,12 +487,6 @@ class Program:
                     lines += _listing(g.role(role), "      ")
         return "\n".join(lines)
 
-    def validate(self, arch: Arch) -> None:
-        """Check names, shapes, roles and L1 use against `arch`; raise `ProgramError` on the first
-        problem (`L1OverflowError` when a core's buffers exceed `l1.usable_bytes`)."""
-        from loom.backend.validate import check_program
-
-        check_program(self, arch)
 
 
 def _tile_bytes(arch: Arch, dtype: str, what: str) -> int:

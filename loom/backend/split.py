@@ -8,7 +8,7 @@ what that role does:
   it overlaps its transfer); `reserve/commit` become `CbReserve/CbPush`, `acquire/release` become
   `CbWait/CbPop`. A buffer only compute touches is a local L1 buffer; buffers that stage 3 gave
   one storage slot share it.
-- DRAM loads of a pipe stage alternate between the reader and the writer (`engines.py`), stores
+- DRAM loads of a pipe stage alternate between the reader and the writer (`loom.mapping.engines`), stores
   go to the writer, linalg ops to compute (fill, matmul, transpose, elementwise with row
   broadcast, row reductions, copies). Loads wait for their reads only; a store whose buffer has
   two slots is not waited for at once, so the writer's next loads overlap it
@@ -44,13 +44,13 @@ from loom.arch import Arch
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.deferred_stores import defer_store_pops
-from loom.backend.engines import load_engine
 from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
+from loom.mapping.engines import load_engine
 from loom.mapping.reduction import split_loop_op
-from loom.model.knobs import Knob, double_buffered
+from loom.model.heg import Knob, double_buffered
 
 
 @dataclass
@@ -189,7 +189,8 @@ class ProgramBuilder:
             buf = self.buffers[binds[label].buffer]
             if buf.kind != "local":
                 raise UnsupportedError(f"the partial state '{label}' of the split loop {self.split.loop.name} is a "
-                                       f"circular buffer between {buf.producer} and {buf.consumer}, not a compute buffer")
+                                       f"circular buffer between {buf.producer} and {buf.consumer}, not a compute "
+                                       "buffer")
             states.append(State(label, role, buf.name, buf.rows, buf.cols, buf.dtype))
         return states
 

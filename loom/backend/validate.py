@@ -1,4 +1,4 @@
-"""Static checks of a `Program` against an architecture (`Program.validate` calls `check_program`).
+"""Static checks of a `Program` against an architecture (`check_program`).
 
 Everything that can be known without running is checked here: names, dtypes, tensor shapes,
 which instructions each role may use, variables in scope, block shapes of compute operands,
@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from loom import ops
-from loom.errors import LoomError
 from loom.backend.program import (
     CB_OPS,
     COMPUTE_OPS,
@@ -47,6 +46,7 @@ from loom.backend.program import (
     Unary,
     Write,
 )
+from loom.errors import LoomError
 
 if TYPE_CHECKING:
     from loom.arch import Arch

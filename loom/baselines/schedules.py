@@ -114,7 +114,8 @@ def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
     b, h, length, d = shape["B"], shape["H"], shape["L"], shape["D"]
     cfg = sdpa_prefill_config(b, h, h, length, length, d, arch=arch, causal=False)
     sizes = [cfg.batch_parallel, cfg.nh_parallel, cfg.q_parallel]
-    note = f"TTNN SDPA: q_chunk = k_chunk = {cfg.q_chunk_size}, cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}"
+    note = (f"TTNN SDPA: q_chunk = k_chunk = {cfg.q_chunk_size}, "
+            f"cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}")
     blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
     return _independent_cores("flash_attention", arch, shape, ["b", "h", "tile_m"], sizes, blocks, note)
 

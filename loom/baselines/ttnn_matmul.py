@@ -16,7 +16,6 @@ algorithm constants, each citing the section that states it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 

@@ -15,21 +15,20 @@ import csv
 import math
 import statistics
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
 
 from loom.arch import load_arch
 from loom.baselines.schedules import TTNN
 from loom.bench import plots
+from loom.bench.rows import GEMM_K, GEMM_MN, Row
 from loom.errors import LoomError
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
 from loom.run import run, tensor_shapes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-GEMM_MN = [(16384, 16384), (16384, 2048), (16384, 256), (2048, 2048), (2048, 256), (256, 256)]
-GEMM_K = [256, 2048, 16384]
 TILE = 32
 
 
@@ -42,22 +41,6 @@ def shapes(kernel: str, arch: str) -> list[dict]:
         batches = [1, 2, 4, 8, 16] + ([] if arch == "wormhole_n150" else [20])
         return [{"B": b, "H": 32, "L": total // b, "D": d} for d in (64, 128) for b in batches]
     return [{"B": 16, "H": h, "L": 4096, "D": d} for h in (32, 64, 128) for d in (64, 128)]
-
-
-@dataclass
-class Row:
-    kernel: str
-    arch: str
-    shape: str
-    loom_candidate: str
-    loom_block_sizes: str
-    loom_model_cycles: int
-    loom_sim_cycles: float
-    ttnn_sim_cycles: float | None
-    speedup_vs_ttnn: float | None
-    model_error: float
-    compile_seconds: float
-    note: str = ""
 
 
 def measure(kernel: str, shape: dict, arch_name: str, jobs: int = 1) -> Row:

@@ -17,10 +17,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from loom.bench.paper import Row
+from loom.bench.rows import GEMM_K, GEMM_MN, Row
 
 FIGURES = ("speedup", "model_vs_sim")
 SIMULATED = "simulated on loom.sim"
@@ -110,8 +108,6 @@ def shape_of(row: Row) -> dict[str, int]:
 def _speedup_heatmap(fig, rows: Sequence[Row], arch: str) -> None:
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
-
-    from loom.bench.paper import GEMM_K, GEMM_MN  # the paper's grid (Fig. 9): rows (M, N), columns K
 
     by_shape = {(s["M"], s["N"], s["K"]): r for r in rows for s in [shape_of(r)]}
     grid = np.full((len(GEMM_MN), len(GEMM_K)), np.nan)

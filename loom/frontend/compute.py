@@ -42,7 +42,8 @@ class ComputeLowering:
         src: Tile = env[node.args[0]]
         index = list(node.args[1])
         if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
-            raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported", self.k.location(node))
+            raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported",
+                                   self.k.location(node))
         dims, expanded, source_dim = [], list(src.expanded), 0
         for pos, entry in enumerate(index):
             if entry is None:

@@ -84,7 +84,7 @@ _HELION_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 
 def _helion_error_location(err: BaseException, fallback_file: str, lines: list[str]) -> SourceLocation | None:
     match = None
-    for match in _HELION_LINE.finditer(str(err)):
+    for match in _HELION_LINE.finditer(str(err)):  # noqa: B007 - the last match is used below
         pass  # keep the innermost frame Helion reports
     if match is None:
         return None

@@ -41,7 +41,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.errors import CapacityError, TileSizeError, UnsupportedError
 from loom.frontend.access import AccessLowering
-from loom.frontend.compute import ComputeLowering, _Fusion, _fusable_matmuls, elementwise_op, reduction_op
+from loom.frontend.compute import ComputeLowering, _fusable_matmuls, _Fusion, elementwise_op, reduction_op
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
@@ -232,7 +232,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
-        if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or isinstance(node.meta.get("val"), torch.SymInt):
+        symbolic = isinstance(node.meta.get("val"), torch.SymInt)
+        if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or symbolic:
             return node  # index expressions are resolved where a load or store uses them
         if name == "load":
             return self.lower_load(node, env)

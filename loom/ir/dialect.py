@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
-    IntegerType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     SymbolNameConstraint,
@@ -29,11 +29,11 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
-    var_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -297,7 +297,9 @@ class VbBindOp(IRDLOperation):
     semaphore = operand_def(IntegerType)
     buffer = result_def(MemRefType)
     label = prop_def(StringAttr)
-    assembly_format = "$label $memory `,` $semaphore attr-dict `:` type($memory) `,` type($semaphore) `->` type($buffer)"
+    assembly_format = (
+        "$label $memory `,` $semaphore attr-dict `:` type($memory) `,` type($semaphore) `->` type($buffer)"
+    )
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, label: str, memory, semaphore):

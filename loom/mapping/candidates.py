@@ -185,7 +185,7 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
     for axis in axes:
         if axis.axis not in access.spatial:
             continue
-        for dim, level, size in axis.levels:
+        for dim, _level, size in axis.levels:
             shared.setdefault(dim, 1)
             shared[dim] *= size
     contiguous = []
@@ -288,8 +288,8 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
                 for transfers in itertools.product(*per_access):
-                    key = (tuple((a.axis, a.levels) for a in mapped), order, tuple((t.mode, t.group) for t in transfers),
-                           split.levels if split else None)
+                    key = (tuple((a.axis, a.levels) for a in mapped), order,
+                           tuple((t.mode, t.group) for t in transfers), split.levels if split else None)
                     if key in seen:
                         continue
                     seen.add(key)
@@ -335,7 +335,8 @@ def candidate_from_schedule(module: ModuleOp, arch: Arch, view_levels, order, sp
         levels = tuple(tuple(int(v) for v in lv) for lv in spatial.get(axis.axis, []))
         for dim, level, size in levels:
             if dim >= len(view.levels) or level >= len(view.levels[dim]) or view.levels[dim][level] != size:
-                raise ScheduleError(f"axis {axis.axis}: level ({dim}, {level}) of size {size} is not in view {view.name}")
+                raise ScheduleError(
+                    f"axis {axis.axis}: level ({dim}, {level}) of size {size} is not in view {view.name}")
             if (dim, level) in used:
                 raise ScheduleError(f"level ({dim}, {level}) of view {view.name} is given to two axes")
             used.add((dim, level))
@@ -346,7 +347,8 @@ def candidate_from_schedule(module: ModuleOp, arch: Arch, view_levels, order, sp
     chosen = []
     for access in access_reuse(grid):
         options = _transfer_options(access, tuple(axes), arch)
-        wanted = transfers.get(access.tensor, {"mode": "unicast"}) if access.direction == "load" else {"mode": "unicast"}
+        unicast = {"mode": "unicast"}
+        wanted = transfers.get(access.tensor, unicast) if access.direction == "load" else unicast
         group = tuple(wanted.get("group", (1,) * len(arch.grid.dims)))
         match = [t for t in options if t.mode == wanted["mode"] and (t.group == group or t.mode == "unicast")]
         if not match:

@@ -11,7 +11,7 @@ Nothing here knows a particular chip: the grid extents come from the architectur
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 DIM_NAMES = ("x", "y", "z")
 
@@ -51,7 +51,7 @@ class View:
         )
 
 
-@lru_cache(maxsize=None)
+@cache
 def ordered_factorizations(n: int, max_parts: int) -> tuple[tuple[int, ...], ...]:
     """All ordered ways to write n as a product of at most `max_parts` factors >= 2 (n=1: one empty way)."""
     if n == 1:

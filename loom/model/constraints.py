@@ -21,12 +21,11 @@ from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
-from loom.model.heg import HEG, Combine, Hoist, build_heg, nodes
+from loom.model.heg import HEG, Combine, Hoist, Knob, build_heg, nodes
 from loom.model.heg import knobs as heg_knobs
-from loom.model.knobs import Knob
 from loom.model.latency import Latency, candidate_latency, dim_expr, tile_bytes
+from loom.model.problem import Constraint, Problem
 from loom.passes.l1_footprint import L1Footprint, l1_footprint
-from loom.solve.cpsat import Constraint, Problem
 
 
 @dataclass
@@ -87,7 +86,8 @@ def _multicast_axes(candidate: Candidate) -> list:
     return [a for a in candidate.axes if a.axis in shared and a.spatial > 1]
 
 
-def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch, footprint: L1Footprint | None = None) -> CandidateModel:
+def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
+                footprint: L1Footprint | None = None) -> CandidateModel:
     heg = build_heg(concrete, candidate)
     latency = candidate_latency(arch, candidate, heg)
     footprint = footprint or l1_footprint(concrete, (arch.tiling.tile_rows, arch.tiling.tile_cols))

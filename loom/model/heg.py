@@ -21,20 +21,19 @@ priced by `loom.model.latency` from the architecture description.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from xdsl.dialects import affine, arith, scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
-from loom.ir.types import dtype_name, element_bytes
-from loom.ops import CONVERSIONS
+from loom.ir.types import dtype_name, element_bytes, symbolic_dims
 from loom.mapping.candidates import Candidate, Transfer
 from loom.mapping.reduction import Split
-from loom.model.knobs import Knob
-from loom.passes.l1_footprint import _dims
+from loom.ops import CONVERSIONS
 
 Dim = int | str  # a static extent or a loom.sym label
 
@@ -59,6 +58,35 @@ class Primitive:
         what = f"{self.kind} {self.tensor}" if self.tensor else (
             f"{self.kind}({'+'.join(self.ops)})" if self.ops else self.kind)
         return f"{what}@{self.loc}" if self.loc else what
+
+
+# Solver knobs: each 0/1 decision declared once, on the node it belongs to (`knobs`). Three readers
+# use the declaration and nothing else: the latency model prices both settings, the L1 constraint
+# sizes the knob's buffers (two slots, or the whole panel), and the backend builds them.
+KnobKind = Literal["overlap_load", "overlap_store", "hoist"]
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One 0/1 solver decision.
+
+    `overlap_load` / `overlap_store`: a pipe's loads (stores) overlap its compute; their buffers
+    get two slots. `hoist`: the innermost temporal loop keeps `hoist`'s loads whole in L1."""
+
+    name: str
+    kind: KnobKind
+    buffers: tuple[str, ...]
+    hoist: Hoist | None = None
+
+    @property
+    def doubles(self) -> bool:
+        """Whether the knob, when on, gives its buffers a second slot."""
+        return self.kind != "hoist"
+
+
+def double_buffered(knobs: list[Knob], values: dict[str, int]) -> set[str]:
+    """Buffers the knobs that are on give two slots."""
+    return {b for k in knobs if k.doubles and values.get(k.name) for b in k.buffers}
 
 
 @dataclass
@@ -154,7 +182,7 @@ def buffer_dims(view: SSAValue) -> tuple[Dim, ...]:
     buffer = owner.buffer if isinstance(owner, (VbReserveOp, VbAcquireOp)) else view
     bind = buffer.owner
     sizes = list(bind.memory.owner.sizes) if isinstance(bind, VbBindOp) else list(bind.sizes)
-    return _dims(sizes, view.type.get_shape())
+    return symbolic_dims(sizes, view.type.get_shape())
 
 
 def _buffer_label(view: SSAValue) -> str:
@@ -322,4 +350,5 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["Combine", "Compute", "For", "Hoist", "nodes", "HEG", "Pipe", "Primitive", "Seq", "build_heg", "buffer_dims", "pretty"]
+__all__ = ["HEG", "Combine", "Compute", "For", "Hoist", "Knob", "Pipe", "Primitive", "Seq", "buffer_dims", "build_heg",
+           "double_buffered", "knobs", "nodes", "pretty"]

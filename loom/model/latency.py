@@ -12,7 +12,7 @@
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
 - a DRAM load stage on one core: its loads alternate between the two data-movement engines
-  (`loom.backend.engines`), each reading its operands one after the other at the core's measured
+  (`loom.mapping.engines`), each reading its operands one after the other at the core's measured
   DRAM read rate; an operand multicast to a group is read once by its sender and then pushed
   over the NoC at the measured multicast rate plus a per-hop latency across the group. The
   sender waits for its reads but not for its multicasts, which run while it reads the next
@@ -43,13 +43,12 @@ from dataclasses import dataclass, field
 
 from loom import cost, ops
 from loom.arch import Arch
-from loom.backend.engines import load_engine
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
+from loom.mapping.engines import load_engine
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq
-
 
 
 @dataclass
@@ -138,7 +137,7 @@ class LatencyModel:
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
-        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)
+        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)  # noqa: E741 (the paper's l, m, s)
         m = self.latency(pipe.child, repeat)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if not pipe.loads and not pipe.stores:

@@ -85,7 +85,8 @@ class _Run:
 
     def op(self, op: Operation) -> None:
         if isinstance(op, scf.ForOp):
-            trips = LOOP_ITERATIONS if self.sizes is None else _evaluate(op.ub, self.sizes) - _evaluate(op.lb, self.sizes)
+            trips = (LOOP_ITERATIONS if self.sizes is None
+                     else _evaluate(op.ub, self.sizes) - _evaluate(op.lb, self.sizes))
             for _ in range(trips):
                 self.block(op.body.block)
             return

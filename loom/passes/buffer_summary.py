@@ -10,8 +10,8 @@ from xdsl.dialects.linalg.ops import GenericOp, IteratorType
 from xdsl.ir import Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, VbAcquireOp, VbBindOp, VbCreateOp, VbReserveOp
+from loom.ir.types import symbolic_dims
 from loom.passes.buffer_protocol import interpret
-from loom.passes.l1_footprint import _dims
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def buffer_summary(module: ModuleOp) -> list[BufferRow]:
                                 and b is not bind and b.memory is memory)
             else:
                 slot, sharing = "-", ()
-            dims = _dims(list(bind.sizes) if isinstance(bind, VbCreateOp) else list(bind.memory.owner.sizes),
+            dims = symbolic_dims(list(bind.sizes) if isinstance(bind, VbCreateOp) else list(bind.memory.owner.sizes),
                          buffer.type.get_shape())
             shape = " x ".join(str(d) for d in dims) + f" {buffer.type.element_type}"
             rows.append(BufferRow(bind.label.data, shape, tuple(dict.fromkeys(producers)),

@@ -5,7 +5,7 @@ contributes `element bytes × Π dims`, where a dim is an integer or a `loom.sym
 whole tiles: with a tile shape given, static dims are rounded up to it and a vector (rank 1)
 occupies one tile column (a row of running maxima is `tile_m × 32`). Which slots get a second
 copy (double buffering) or hold a whole panel is decided later, by the solver knobs stage 5
-declares on the execution graph (`loom.model.knobs`).
+declares on the execution graph (`loom.model.heg.Knob`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from loom.errors import UnsupportedError
-from loom.ir.dialect import MemAllocOp, SymOp, VbBindOp, VbCreateOp
-from loom.ir.types import element_bytes
-
+from loom.ir.dialect import MemAllocOp, VbBindOp, VbCreateOp
+from loom.ir.types import element_bytes, symbolic_dims
 
 
 @dataclass(frozen=True)
@@ -50,20 +48,6 @@ class L1Footprint:
         return " + ".join(t.expression() for t in self.terms) or "0"
 
 
-def _dims(sizes: list[SSAValue], shape: tuple[int, ...]) -> tuple[int | str, ...]:
-    dynamic = iter(sizes)
-    dims: list[int | str] = []
-    for extent in shape:
-        if extent != DYNAMIC_INDEX:
-            dims.append(extent)
-            continue
-        value = next(dynamic)
-        owner = value.owner
-        if isinstance(owner, SymOp):
-            dims.append(owner.label)
-        else:
-            raise UnsupportedError(f"a buffer dimension is neither constant nor a loom.sym ({value})")
-    return tuple(dims)
 
 
 def _tiled(dims: tuple[int | str, ...], tile: tuple[int, int] | None) -> tuple[int | str, ...]:
@@ -99,5 +83,5 @@ def l1_footprint(module: ModuleOp, tile: tuple[int, int] | None = None) -> L1Foo
 def _term(slot: int, storage: SSAValue, sizes, buffers: list[SSAValue], labels: list[str],
           tile: tuple[int, int] | None) -> FootprintTerm:
     memref = storage.type
-    dims = _tiled(_dims(sizes, memref.get_shape()), tile)
+    dims = _tiled(symbolic_dims(sizes, memref.get_shape()), tile)
     return FootprintTerm(slot, element_bytes(memref.element_type), dims, tuple(labels))

@@ -21,6 +21,7 @@ from typing import Any
 
 from loom.arch import Arch, load_arch
 from loom.backend.program import Program
+from loom.backend.validate import check_program
 from loom.sim.engine import run_program
 from loom.sim.errors import DeadlockError, Wait
 from loom.sim.report import SimResult, build_result
@@ -60,7 +61,7 @@ def simulate(program: Program, arch: Arch | str | Path | None = None, *, functio
     if extrapolate is not False and not functional and not trace and not padded:
         steady = extrapolation_plan(program, min_instructions=AUTO_EXTRAPOLATE if extrapolate is None else 0)
         if steady is not None:
-            program.validate(arch)
+            check_program(program, arch)
             r1, sim, w1 = run_program(steady["short"], arch, False, None, False)
             r2, sim, w2 = run_program(steady["long"], arch, False, None, False)
             k1, k2, total = steady["k1"], steady["k2"], steady["total"]

@@ -8,7 +8,8 @@ ops through the op table's numpy form (`loom.ops`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 

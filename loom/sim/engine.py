@@ -44,6 +44,7 @@ from loom.backend.program import (
     SemWait,
     Write,
 )
+from loom.backend.validate import check_program
 from loom.sim.data import from_tiles, quantize, to_tiles
 from loom.sim.errors import DeadlockError, Wait
 from loom.sim.movement import MovementMixin
@@ -181,7 +182,7 @@ class Simulator(MovementMixin, ComputeMixin):
 
     def __init__(self, program: Program, arch: Arch, functional: bool = False,
                  inputs: Mapping[str, Any] | None = None, trace: bool = False):
-        program.validate(arch)
+        check_program(program, arch)
         self.program, self.arch, self.functional = program, arch, functional
         self.fabric = Fabric(arch)
         self.now = 0.0

@@ -33,7 +33,6 @@ import math
 from dataclasses import dataclass
 
 from loom.arch import Arch
-from loom.baselines.ttnn_matmul import CbModel, interm_tile_bytes, matmul_subblock, multi_dim_per_core_factor
 from loom.backend.program import (
     CB,
     Affine,
@@ -61,6 +60,8 @@ from loom.backend.program import (
     cx,
     cy,
 )
+from loom.baselines.ttnn_matmul import CbModel, interm_tile_bytes, matmul_subblock, multi_dim_per_core_factor
+
 
 @dataclass(frozen=True)
 class GemmConfig:

@@ -7,7 +7,8 @@ import csv
 import pytest
 
 from loom.bench import plots
-from loom.bench.paper import Row, bench, output_files
+from loom.bench.paper import bench, output_files
+from loom.bench.rows import Row
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

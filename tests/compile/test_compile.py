@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from loom.solve.cpsat import brute_force, solve
 from tests.conftest import ARCH_DIR_FOR_TESTS, EXAMPLES
 
 
-@lru_cache(maxsize=None)
+@cache
 def concrete(name: str, shape: tuple, arch: str):
     source = load_kernel_file(EXAMPLES / f"{name}.py")
     return loom.lower(source.kernel, source.example_args(dict(shape)), arch=arch).module
@@ -75,7 +75,7 @@ def test_cpsat_optimum_equals_brute_force(shape, arch, pick):
         assert E.evaluate(model.footprint, found.values) <= target.l1.usable_bytes
 
 
-@lru_cache(maxsize=None)
+@cache
 def compiled(name: str, shape: tuple, arch: str = "wormhole_n150", **options):
     source = load_kernel_file(EXAMPLES / f"{name}.py")
     return compile_kernel(source.kernel, source.example_args(dict(shape)), arch, shape=dict(shape), **options)

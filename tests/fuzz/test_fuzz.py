@@ -14,7 +14,7 @@ import itertools
 import json
 import os
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, note, seed, settings
@@ -50,7 +50,7 @@ SHAPES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def kernel_file(name: str):
     return load_kernel_file(EXAMPLES / f"{name}.py")
 

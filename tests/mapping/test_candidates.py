@@ -110,7 +110,8 @@ def test_a_dimension_that_splits_the_tiles_unevenly_also_offers_a_power_of_two_o
     occupancies = {c.view.occupancy for c in cands.candidates}
     assert {(13, 10), (8, 8), (13, 8), (8, 10)} <= occupancies
     assert all(x in (13, 8) and y in (10, 8) for x, y in occupancies)  # no other partial occupancy
-    assert any(c.view.occupancy == (8, 8) and {t.mode for t in c.transfers if t.direction == "load"} == {"row", "column"}
+    assert any(c.view.occupancy == (8, 8)
+               and {t.mode for t in c.transfers if t.direction == "load"} == {"row", "column"}
                for c in cands.candidates)
     wormhole = enumerate_candidates(lowered("matmul", {"M": 2048, "N": 2048, "K": 256}).module,
                                     load_arch("wormhole_n150"))

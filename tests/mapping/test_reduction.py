@@ -9,8 +9,8 @@ import loom
 from loom.arch import load_arch
 from loom.kernel_file import load_kernel_file
 from loom.mapping.candidates import enumerate_candidates
-from loom.model.constraints import build_model
 from loom.model import expr as E
+from loom.model.constraints import build_model
 from loom.model.heg import Combine, nodes
 from loom.model.latency import LatencyModel
 from loom.pipeline import compile as compile_kernel
@@ -72,7 +72,8 @@ def test_split_candidates_cover_widths_and_can_be_turned_off():
     assert len({c.name for c in cands}) == len(cands)  # names are file names: unique
     assert not any(c.split for c in enumerate_candidates(module, arch, portable=True).candidates)
     big, big_args = _example("matmul", {"M": 2048, "N": 2048, "K": 2048})
-    assert not any(c.split for c in enumerate_candidates(loom.lower(big.kernel, big_args, arch).module, arch).candidates)
+    module = loom.lower(big.kernel, big_args, arch).module
+    assert not any(c.split for c in enumerate_candidates(module, arch).candidates)
 
 
 def test_non_power_of_two_split_on_blackhole():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -20,7 +20,7 @@ from loom.passes.l1_footprint import l1_footprint
 from tests.conftest import EXAMPLES, GOLDEN_SHAPES, KERNELS, ROOT, check_golden
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lowering(name: str, shape: tuple = ()):
     source = load_kernel_file(EXAMPLES / f"{name}.py")
     sizes = dict(shape) or GOLDEN_SHAPES[name]
@@ -149,7 +149,8 @@ def test_verifier_rejects_release_without_acquire():
         "    loom.vb.commit %vb : memref<32x32xf32, \"L1\">\n"
         "    loom.vb.release %vb : memref<32x32xf32, \"L1\">\n"
     )
-    with pytest.raises(VerifyException, match="loom.vb.release of buffer 't' has no matching loom.vb.acquire before it"):
+    message = "loom.vb.release of buffer 't' has no matching loom.vb.acquire before it"
+    with pytest.raises(VerifyException, match=message):
         parse(PROTOCOL.format(body=body))
 
 

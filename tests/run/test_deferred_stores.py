@@ -39,10 +39,10 @@ def test_a_read_barrier_does_not_wait_for_a_store_in_flight():
     tensors = (P.Tensor("A", (32, 32), BF16), P.Tensor("C", (128, 256), BF16, "output"))
 
     def program(kind):
-        return P.Program(wh.name, tensors, (P.CoreGroup(cores=((0, 0),), cbs=(P.CB("out", BF16, 4, 8), P.CB("in", BF16)),
-                                                        compute=(P.CbReserve("out"), P.CbPush("out"), P.CbWait("in"),
-                                                                 P.CbPop("in")),
-                                                        writer=writer(kind)),))
+        group = P.CoreGroup(cores=((0, 0),), cbs=(P.CB("out", BF16, 4, 8), P.CB("in", BF16)),
+                            compute=(P.CbReserve("out"), P.CbPush("out"), P.CbWait("in"), P.CbPop("in")),
+                            writer=writer(kind))
+        return P.Program(wh.name, tensors, (group,))
     reads, everything = simulate(program("reads"), wh), simulate(program("all"), wh)
     assert reads.cycles == everything.cycles  # the kernel still ends when the store lands
     # the compute role is released by the read alone when the writer waits only for its reads

@@ -23,6 +23,7 @@ from loom.backend import (
     cx,
     cy,
 )
+from loom.backend.validate import check_program
 
 
 def test_affine_arithmetic_and_text() -> None:
@@ -45,7 +46,7 @@ def _program(arch_name: str = "wormhole_n150", **group: object) -> Program:
 
 def test_valid_program_passes(wh) -> None:
     read = DramRead("A", (0, 0), "in", 2, 2)
-    _program(reader=(Loop("i", 3, (CbReserve("in"), read, Barrier(), CbPush("in"))),)).validate(wh)
+    check_program(_program(reader=(Loop("i", 3, (CbReserve("in"), read, Barrier(), CbPush("in"))),)), wh)
 
 
 @pytest.mark.parametrize(("group", "message"), [
@@ -63,21 +64,21 @@ def test_valid_program_passes(wh) -> None:
 ])
 def test_validation_errors_name_expected_and_found(wh, group: dict, message: str) -> None:
     with pytest.raises(ProgramError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        _program(**group).validate(wh)
+        check_program(_program(**group), wh)
 
 
 def test_wrong_arch_and_duplicate_cores(wh) -> None:
     with pytest.raises(ProgramError, match="expected a program for architecture 'wormhole_n150'"):
-        _program("blackhole_p150").validate(wh)
+        check_program(_program("blackhole_p150"), wh)
     g = CoreGroup(cores=((0, 0),))
     with pytest.raises(ProgramError, match="already in"):
-        Program("wormhole_n150", (), (g, g)).validate(wh)
+        check_program(Program("wormhole_n150", (), (g, g)), wh)
 
 
 def test_l1_overflow_is_a_typed_error(wh) -> None:
     big = CB("huge", "float32", 16, 16, 2)  # 512 tiles x 4 KiB = 2 MiB
     with pytest.raises(L1OverflowError) as info:
-        _program(cbs=(big,)).validate(wh)
+        check_program(_program(cbs=(big,)), wh)
     assert "expected at most l1.usable_bytes = 1398784 B" in info.value.message
     assert "found 2097152 B" in info.value.message and "CB 'huge'" in info.value.message
     assert _program().l1_bytes(wh) == {(0, 0): 8 * 2048}
@@ -90,7 +91,7 @@ def test_cy_is_not_in_scope_on_a_ring() -> None:
                    (CoreGroup(cores=((0,),), cbs=(CB("in", "bfloat16"),),
                               reader=(DramRead("A", (cy, 0), "in"),)),))
     with pytest.raises(ProgramError, match="using cy"):
-        prog.validate(ring)
+        check_program(prog, ring)
 
 
 def test_text_listing_is_compact(wh) -> None:

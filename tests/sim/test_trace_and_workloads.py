@@ -7,6 +7,7 @@ import json
 import pytest
 
 from loom.arch import load_arch
+from loom.backend.validate import check_program
 from loom.sim import simulate
 from loom.sim.gemm_workload import gemm_grid_config, gemm_program, ttnn_default_config
 from loom.sim.workloads import microbenchmarks
@@ -56,6 +57,6 @@ def test_ttnn_default_configs(wh, bh) -> None:
     assert blocks(wh, (16384, 16384, 16384), "bfloat16")[3:6] == (2, 2, 64)
     assert blocks(bh, (5120, 6656, 6656), "bfloat16") == ((13, 10), 16, 16, 8, 8, 16, (4, 2), "HiFi2")
     prog = gemm_program(wh, ttnn_default_config(wh, 4096, 4096, 4096))
-    prog.validate(wh)
+    check_program(prog, wh)
     assert max(prog.l1_bytes(wh).values()) <= wh.l1.usable_bytes
     assert len(prog.groups) == 4 and len(prog.cores) == 64

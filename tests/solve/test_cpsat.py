@@ -7,12 +7,29 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loom.model.expr import (
-    Add, CeilDiv, Const, FloorDiv, Knob, Max, Min, Mul, Rate, Select, Var, add, ceil_div, evaluate, floor_div,
-    maximum, minimum, mul, rate, select,
+    Add,
+    CeilDiv,
+    Const,
+    FloorDiv,
+    Knob,
+    Max,
+    Min,
+    Mul,
+    Rate,
+    Select,
+    Var,
+    add,
+    ceil_div,
+    evaluate,
+    floor_div,
+    maximum,
+    minimum,
+    mul,
+    rate,
+    select,
 )
-from loom.solve.cpsat import (
-    Constraint, ModelOverflowError, Problem, SolverError, brute_force, solve, solve_many,
-)
+from loom.model.problem import Constraint, Problem, SolverError
+from loom.solve.cpsat import ModelOverflowError, brute_force, solve, solve_many
 
 # ---------------------------------------------------------------------------
 # Random problems: 1-3 variables with <= 6 values each, 0-2 knobs, 0-2 `<=` constraints.
@@ -95,11 +112,11 @@ tm, tn, tk = Var("tile_m"), Var("tile_n"), Var("tile_k")
 b_load, b_store = Knob("b_load"), Knob("b_store")
 
 
-def pipe(l, m, s):
+def pipe(ld, m, s):
     return select(
         b_load,
-        select(b_store, maximum(l, m, s), maximum(l, m + s)),
-        select(b_store, maximum(l + m, s), l + m + s),
+        select(b_store, maximum(ld, m, s), maximum(ld, m + s)),
+        select(b_store, maximum(ld + m, s), ld + m + s),
     )
 
 
@@ -120,11 +137,11 @@ def gemm(capacity: int, extent: int = 256) -> Problem:
 
 
 def test_pipe_four_cases():
-    l, m, s = Var("l"), Var("m"), Var("s")
+    ld, m, s = Var("l"), Var("m"), Var("s")
     env = {"l": 5, "m": 7, "s": 3}
     cases = {(0, 0): 5 + 7 + 3, (0, 1): max(5 + 7, 3), (1, 0): max(5, 7 + 3), (1, 1): max(5, 7, 3)}
     for (bl, bs), want in cases.items():
-        assert evaluate(pipe(l, m, s), {**env, "b_load": bl, "b_store": bs}) == want
+        assert evaluate(pipe(ld, m, s), {**env, "b_load": bl, "b_store": bs}) == want
 
 
 @pytest.mark.parametrize("capacity", [6144, 10240, 40000, 1 << 20])

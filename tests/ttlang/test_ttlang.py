@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 from loom.arch import load_arch
 from loom.backend import program as P
 from loom.backend.split import build_program
-from loom.backend.ttlang import TtlangSimError, emit_ttlang, run_ttlang_sim, schedule_notes, torch_reference
+from loom.backend.ttlang import emit_ttlang
+from loom.backend.ttlang_notes import schedule_notes, torch_reference
+from loom.backend.ttlang_sim import TtlangSimError, run_ttlang_sim
 from loom.cli import app
 from loom.errors import UnsupportedError
 from loom.kernel_file import load_kernel_file
@@ -33,7 +35,7 @@ SHAPES = {
 GEMM_MCAST_SIZES = {"tile_m": 32, "tile_n": 32, "tile_k": 64}  # 8x8 cores, A along rows, B down columns
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _compiled(kernel: str, arch: str, sizes: tuple = (), top_k: int = 1):
     source = load_kernel_file(EXAMPLES / f"{kernel}.py")
     args = source.example_args(SHAPES[kernel])

@@ -1,4 +1,5 @@
-"""Which data-movement engine issues each DRAM transfer (shared by the per-core split and the model).
+"""Which data-movement engine issues each DRAM transfer: a convention of the per-core programs that
+the model prices and the per-core split follows (so it sits below both).
 
 A Tensix core has two data-movement RISC-Vs, each driving its own NoC. Stores go to the writer.
 Loads of one pipe stage alternate between the reader and the writer, as TT-Metalium's matmul
