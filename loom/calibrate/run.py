@@ -78,7 +78,7 @@ def calibrate(points: Iterable[Point], jobs: int = 1,
         if all(r is None for r in ok):
             first = next((r["error"] for r in results if r and "error" in r), "no result")
             rows.append(Row(item.point.id, item.point.chip, item.point.kernel,
-                            skipped=f"simulation failed: {first.split(':')[0]}", note=first, file=item.point.file))
+                            skipped=f"simulation failed: {first[:120]}", note=first, file=item.point.file))
             continue
         row = item.finish(ok)
         row.file = item.point.file

@@ -19,8 +19,9 @@ from tests.conftest import ROOT
 
 GROUND_TRUTH = ROOT.parent / "shared" / "reference" / "ground_truth"
 FILES = ["gemm_wormhole_n150.yaml", "gemm_blackhole_p150.yaml", "sdpa_blackhole_p150.yaml", "data_movement.yaml"]
-SAMPLE = 6
-"""Points simulated per file (the smallest ones that are expressible), to keep the test fast."""
+SAMPLE = {"sdpa_blackhole_p150.yaml": 0}
+"""Points simulated per file (the smallest expressible ones; 6 unless listed), to keep the test fast:
+an SDPA row compiles a flash-attention kernel at full size (about 20 s), so none is simulated here."""
 
 needs_files = pytest.mark.skipif(not GROUND_TRUTH.is_dir(), reason="shared ground-truth files not present")
 
@@ -43,7 +44,7 @@ def test_every_point_is_planned_or_skipped_with_a_reason(name):
         assert len(planned) > 0.8 * len(points)  # nearly every GEMM point is expressible
     # Simulate a small sample: the cheapest planned points, plus some skipped ones.
     planned.sort(key=lambda pi: sum(getattr(s.args[0], "flops", 0) or 0 for s in pi[1].specs))
-    sample = [p for p, _ in planned[:SAMPLE]] + [p for p in points if isinstance(plan_point(p), Row)][:3]
+    sample = [p for p, _ in planned[:SAMPLE.get(name, 6)]] + [p for p in points if isinstance(plan_point(p), Row)][:3]
     rows = calibrate(sample)
     assert [r.id for r in rows] == [p.id for p in sample]
     for r in rows:
