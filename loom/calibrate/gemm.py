@@ -54,9 +54,11 @@ SUBBLOCK_CHOICES = ((4, 2), (2, 4), (8, 1), (1, 8), (7, 1), (1, 7), (3, 2), (2, 
                     (5, 1), (1, 5), (2, 2), (4, 1), (1, 4), (3, 1), (1, 3), (2, 1), (1, 2), (1, 1))
 """The report test's `SUBBLOCK_HW_CHOICES`, walked in order by `get_subblock_sizes`."""
 
-SWEEP_IN0_DIV = (1, 2, 4, 8)
-SWEEP_OUT_BLOCKS = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 4), (4, 2), (4, 4))
-"""Divisors the report's tuning tables use (in0_block_w_div up to 8, num_out_blocks up to 4). Per
+SWEEP_IN0_DIV = (1, 2, 4, 8, 16)
+SWEEP_OUT_BLOCKS = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 4), (4, 2), (4, 4), (4, 8), (8, 4),
+                    (8, 8))
+"""Divisors the report's tuning tables use (in0_block_w_div up to 8, num_out_blocks up to 4), and
+one step further for the largest shapes (20480 x 26624 x 26624 on 13x10 fits nothing smaller). Per
 in0_block_w_div the sweep keeps the first (num_out_blocks_h, num_out_blocks_w) in this order whose
 buffers fit L1: splitting the output further only adds per-block overhead, and the report's tables
 split it only to fit."""
