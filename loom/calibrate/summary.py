@@ -47,6 +47,13 @@ def summarise(rows: list[Row]) -> list[dict]:
     return out
 
 
+def rollup(rows: list[Row]) -> list[dict]:
+    """The same statistics per (chip, kernel, config type, dtype, metric), all size classes together."""
+    merged = [Row(r.id, r.chip, r.kernel, r.metric, r.measured, r.predicted, r.skipped, r.arch, r.config_type,
+                  r.dtype, None) for r in rows]
+    return summarise(merged)
+
+
 def skips(rows: list[Row]) -> list[tuple[str, int, list[str]]]:
     """(reason, count, ids) of skipped points, most frequent first."""
     ids: dict[str, list[str]] = {}
@@ -82,6 +89,12 @@ def summary_table(summary: list[dict], rows: list[Row]) -> str:
     for s in summary:
         lines.append(f"{s['chip'][:15]:15s} {s['kernel'][:13]:13s} {s['config_type'][:22]:22s} {s['dtype'][:9]:9s} "
                      f"{s['size_class']:12s} {s['metric'][:16]:16s} {s['n']:4d} "
+                     f"{100 * s['geomean_abs_error']:9.1f}% {100 * s['max_abs_error']:7.1f}% "
+                     f"{_pct(s['signed_mean_error']):>8s}  {s['max_error_id']}")
+    lines.append("\nall size classes together:")
+    for s in rollup(rows):
+        lines.append(f"{s['chip'][:15]:15s} {s['kernel'][:13]:13s} {s['config_type'][:22]:22s} {s['dtype'][:9]:9s} "
+                     f"{'all':12s} {s['metric'][:16]:16s} {s['n']:4d} "
                      f"{100 * s['geomean_abs_error']:9.1f}% {100 * s['max_abs_error']:7.1f}% "
                      f"{_pct(s['signed_mean_error']):>8s}  {s['max_error_id']}")
     compared = sum(s["n"] for s in summary)
