@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from loom.arch import Arch, load_arch
 
@@ -64,7 +65,7 @@ class Plan:
 
     point: Any
     specs: list[SimSpec]
-    finish: Callable[[list[dict[str, float] | None]], "Row"]
+    finish: Callable[[list[dict[str, float] | None]], Row]
 
 
 @dataclass

@@ -107,8 +107,19 @@ def microbench_figures(arch_name: str, key: str) -> dict[str, float]:
 def packets_program(arch, read: bool, tiles: int, count: int):
     """One core (0, 0) moving `count` transactions of `tiles` tiles each between its L1 and DRAM,
     transaction i in bank i mod banks (a page-interleaved buffer), one barrier at the end."""
-    from loom.backend.program import (CB, Barrier, CbPop, CbPush, CbReserve, CoreGroup, DramRead, DramWrite,
-                                      Program, Semaphore, Tensor)
+    from loom.backend.program import (
+        CB,
+        Barrier,
+        CbPop,
+        CbPush,
+        CbReserve,
+        CoreGroup,
+        DramRead,
+        DramWrite,
+        Program,
+        Semaphore,
+        Tensor,
+    )
 
     banks = arch.dram.banks
     rows = -(-count // banks) * tiles

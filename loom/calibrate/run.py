@@ -4,8 +4,8 @@ with `jobs > 1`), and turn the figures into rows."""
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Callable, Iterable
 
 from loom.calibrate.common import Plan, Row, SimSpec, Skip
 from loom.calibrate.points import Point

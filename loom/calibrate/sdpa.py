@@ -15,7 +15,6 @@ accumulation in the description are not modelled (the simulator prices the bf16 
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 from loom.calibrate.common import BUILDERS, Plan, Row, SimSpec, Skip, arch_for, number

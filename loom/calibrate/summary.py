@@ -69,8 +69,8 @@ def _pct(x: float) -> str:
 
 def point_table(rows: list[Row]) -> str:
     """Text table, one line per point (skipped points with their reason)."""
-    lines = [f"{'id':8s} {'chip':15s} {'kernel':13s} {'config':22s} {'dtype':8s} {'metric':18s} "
-             f"{'measured':>11s} {'predicted':>11s} {'error':>8s}  note"]
+    lines = [(f"{'id':8s} {'chip':15s} {'kernel':13s} {'config':22s} {'dtype':8s} {'metric':18s} "
+              f"{'measured':>11s} {'predicted':>11s} {'error':>8s}  note")]
     for r in rows:
         if r.skipped is not None:
             lines.append(f"{r.id:8s} {r.chip[:15]:15s} {r.kernel[:13]:13s} {'-':22s} {'-':8s} {'-':18s} "
@@ -84,8 +84,8 @@ def point_table(rows: list[Row]) -> str:
 
 def summary_table(summary: list[dict], rows: list[Row]) -> str:
     """The per-group table and the skip counts."""
-    lines = [f"{'chip':15s} {'kernel':13s} {'config type':22s} {'dtype':9s} {'size':12s} {'metric':16s} "
-             f"{'n':>4s} {'geomean|e|':>10s} {'max|e|':>8s} {'signed':>8s}  worst"]
+    lines = [(f"{'chip':15s} {'kernel':13s} {'config type':22s} {'dtype':9s} {'size':12s} {'metric':16s} "
+              f"{'n':>4s} {'geomean|e|':>10s} {'max|e|':>8s} {'signed':>8s}  worst")]
     for s in summary:
         lines.append(f"{s['chip'][:15]:15s} {s['kernel'][:13]:13s} {s['config_type'][:22]:22s} {s['dtype'][:9]:9s} "
                      f"{s['size_class']:12s} {s['metric'][:16]:16s} {s['n']:4d} "
