@@ -2,7 +2,8 @@
 
 How a point becomes a program:
 - `ttnn_default` (out of box): TTNN's own selection (`loom.baselines.ttnn_matmul`
-  `matmul_default_config` decides the kind; `gemm_workload.ttnn_default_config` the blocks), at
+  `matmul_default_config` decides the kind; `gemm_workload.ttnn_default_config` the blocks of the
+  2-D multicast; the 1-D multicast of A runs as `loom.calibrate.gemm1d`), at
   the architecture's default fidelity for the dtype — the op ran without a compute config; the
   row's fidelity is only the label the report used for its utilisation.
 - `hand_tuned` with a published program config (per_core_M/N, in0_block_w, out_block, out_subblock,
@@ -149,7 +150,9 @@ def plan_gemm(point: Point) -> Plan:
         cycles = best[key] + (arch.launch_overhead_cycles if host and not trace else 0)
         predicted = cycles / arch.clock_ghz / 1e3
         note = how + f"; {spec.args[0].describe()}" + (f" (best of {len(done)} configs)" if len(done) > 1 else "")
-        if spec.args[1] or spec.args[2]:
+        if spec.kind == "gemm1d":
+            note += f"; TTNN 1-D multicast of A on {spec.args[1]}x{spec.args[2]} cores"
+        elif spec.args[1] or spec.args[2]:
             note += f"; sharded {'in0 ' if spec.args[1] else ''}{'out' if spec.args[2] else ''}".rstrip()
         return Row(point.id, point.chip, point.kernel, metric, measured, predicted, None, arch.name, label, dt,
                    gflop, note)
@@ -196,14 +199,39 @@ def _ttnn_default(arch: Arch, M: int, K: int, N: int, dt: str) -> SimSpec:
     from loom.baselines.ttnn_matmul import matmul_default_config
     from loom.sim.gemm_workload import ttnn_default_config
 
-    kind = matmul_default_config(M, K, N, arch=arch, dtype=dt).kind
-    if kind != "mcast_2d":
-        raise Skip(f"TTNN picks {kind}: loom.sim.gemm_workload builds only the 2-D multicast program")
+    chosen = matmul_default_config(M, K, N, arch=arch, dtype=dt)
+    if chosen.kind == "mcast_1d_in0":
+        return _ttnn_1d_in0(arch, M, K, N, dt, chosen)
+    if chosen.kind != "mcast_2d":
+        raise Skip(f"TTNN picks {chosen.kind}: no loom.sim program for it")
     cfg = ttnn_default_config(arch, M, K, N, dt)
     tr, tc = arch.tiling.tile_rows, arch.tiling.tile_cols
     if cfg.grid[1] * cfg.per_core_M != M // tr or cfg.grid[0] * cfg.per_core_N != N // tc:
         raise Skip("TTNN pads the last cores (uneven split): gemm_workload builds only exact splits")
     return SimSpec("gemm", arch.name, (cfg, False, False))
+
+
+def _ttnn_1d_in0(arch: Arch, M: int, K: int, N: int, dt: str, c) -> SimSpec:
+    """TTNN's 1-D multicast of A (`loom.calibrate.gemm1d`) on the first cores, row-major."""
+    from loom.sim.gemm_workload import GemmConfig
+
+    tr, tc = arch.tiling.tile_rows, arch.tiling.tile_cols
+    nt = N // tc
+    used = -(-nt // c.per_core_N)
+    gx = min(used, arch.grid.dims[0])
+    if used * c.per_core_N != nt or used % gx or c.per_core_M != M // tr:
+        raise Skip("TTNN's 1-D multicast pads the last core or uses a non-rectangular set of cores")
+    cfg = GemmConfig(M, K, N, (used, 1), c.per_core_M, c.per_core_N, c.in0_block_w, c.out_block_h, c.out_block_w,
+                     (c.out_subblock_h, c.out_subblock_w), dt, dt, "bfloat16", c.fidelity)
+    return SimSpec("gemm1d", arch.name, (cfg, gx, used // gx))
+
+
+def gemm1d_figures(arch_name: str, cfg, gx: int, gy: int) -> dict[str, float]:
+    """Simulate TTNN's 1-D multicast-A program (the builder behind `SimSpec('gemm1d', ...)`)."""
+    from loom.calibrate.gemm1d import gemm_1d_in0_program
+
+    arch = load_arch(arch_name)
+    return program_figures(gemm_1d_in0_program(arch, cfg, (gx, gy)), arch)
 
 
 def _published(arch: Arch, M: int, K: int, N: int, dt: str, out_dt: str, fidelity: str,
@@ -335,3 +363,4 @@ def program_figures(program, arch: Arch) -> dict[str, float]:
 
 
 BUILDERS["gemm"] = gemm_figures
+BUILDERS["gemm1d"] = gemm1d_figures

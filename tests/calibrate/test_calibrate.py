@@ -124,3 +124,25 @@ def test_text_output_has_a_summary_and_skip_counts(tmp_path):
     assert result.exit_code == 0, result.output
     assert "geomean|e|" in result.stdout and "1 skipped" in result.stdout
     assert "unknown chip 'grayskull_e150'" in result.stdout
+
+
+def test_ttnn_1d_multicast_program_computes_the_product():
+    """The 1-D multicast-of-A program TTNN's default picks for wide shapes matches torch."""
+    import numpy as np
+    import torch
+
+    from loom.arch import load_arch
+    from loom.baselines.ttnn_matmul import matmul_default_config
+    from loom.calibrate.gemm1d import gemm_1d_in0_program
+    from loom.sim import simulate
+    from loom.sim.gemm_workload import GemmConfig
+
+    arch = load_arch("wormhole_n150")
+    M, K, N = 64, 128, 1024  # wide: TTNN multicasts A to 32 cores, one N tile each
+    c = matmul_default_config(M, K, N, arch=arch, dtype="bfloat16")
+    assert c.kind == "mcast_1d_in0" and c.per_core_N == 1
+    cfg = GemmConfig(M, K, N, (32, 1), c.per_core_M, c.per_core_N, c.in0_block_w, c.out_block_h, c.out_block_w,
+                     (c.out_subblock_h, c.out_subblock_w), "bfloat16", "float32", "float32", c.fidelity)
+    a, b = torch.randn(M, K).bfloat16().float(), torch.randn(K, N).bfloat16().float()
+    result = simulate(gemm_1d_in0_program(arch, cfg, (8, 4)), arch, functional=True, inputs={"A": a, "B": b})
+    np.testing.assert_allclose(result.outputs["C"], (a @ b).numpy(), rtol=1e-3, atol=1e-3)
