@@ -370,6 +370,48 @@ def bench_command(
         _fail(err, debug)
 
 
+@app.command("calibrate")
+def calibrate_command(
+    files: list[Path] = typer.Argument(..., help="Ground-truth YAML files (shared/reference/ground_truth format)"),
+    kernel: Optional[str] = typer.Option(None, "--kernel", help="Only gemm, sdpa or data_movement points"),
+    chip: Optional[str] = typer.Option(None, "--chip", help="Only points of this chip (as the file names it)"),
+    as_json: bool = typer.Option(False, "--json", help='Print {"rows": [...], "summary": [...]} as JSON'),
+    jobs: int = typer.Option(1, "--jobs", min=1, help="Simulate in parallel processes"),
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
+) -> None:
+    """Simulate every published point Loom can express and compare with the measurement."""
+    try:
+        import json
+
+        from rich.progress import Progress
+
+        from loom.calibrate import KERNELS, calibrate, load_points, point_table, summarise, summary_table
+
+        if kernel is not None and kernel not in KERNELS:
+            raise OptionError(f"--kernel {kernel}: expected one of {', '.join(KERNELS)}")
+        points = []
+        for f in files:
+            points += load_points(f)
+        if kernel is not None:
+            points = [p for p in points if p.kernel in KERNELS[kernel]]
+        if chip is not None:
+            points = [p for p in points if p.chip == chip]
+        with Progress(console=err_console, transient=True) as progress:
+            task = progress.add_task(f"simulating {len(points)} points", total=None)
+            rows = calibrate(points, jobs=jobs,
+                             progress=lambda i, n: progress.update(task, completed=i, total=n))
+        summary = summarise(rows)
+        if as_json:
+            data = {"rows": [r.as_json() for r in rows], "summary": summary}
+            sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        else:
+            sys.stdout.write(point_table(rows) + "\n\n" + summary_table(summary, rows) + "\n")
+    except typer.Exit:
+        raise
+    except BaseException as err:  # noqa: BLE001
+        _fail(err, debug)
+
+
 @app.command()
 def archs(debug: bool = typer.Option(False, "--debug", help="Show tracebacks")) -> None:
     """List the architecture descriptions with their headline numbers."""

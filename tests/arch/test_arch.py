@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from loom.arch import ARCH_DIR, Arch, list_archs, load_arch
 from loom.errors import ArchError
 
-SHIPPED = ["blackhole_p150", "ring32", "wormhole_n150"]
+SHIPPED = ["blackhole_p150", "blackhole_p150_11x10", "ring32", "wormhole_n150"]
 
 
 def raw(name: str) -> dict[str, Any]:

@@ -1,0 +1,125 @@
+"""SDPA (flash attention) points: read the published description, name what Loom cannot express.
+
+The SDPA file describes each point in prose (`shape.description_as_published`, e.g. "causal,
+32/8 heads, D128, BFP8 Q/K/V, S4096, Q256/K256 on 8x8, HiFi4 + FP32") or with a few structured
+fields. Loom's attention kernel (`examples/flash_attention.py`, TTNN's SDPA baseline in
+`loom.baselines`) is non-causal multi-head attention with bf16 Q/K/V and no mask; every feature
+outside that is a named skip, and so is every variant other than the legacy kernel (the
+newer "routed" precision recipes are different kernels; TTNN's SDPA baseline models the legacy
+one). A row inside it is compiled from `examples/flash_attention.py` with TTNN's core split
+(`loom.baselines.schedules.ttnn_flash_attention`) and the row's Q/K chunk sizes as block sizes,
+simulated on the 13x10 p150, and compared on op time (ms). Math fidelity and fp32 dest
+accumulation in the description are not modelled (the simulator prices the bf16 default).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from loom.calibrate.common import BUILDERS, Plan, Row, SimSpec, Skip, arch_for, number
+from loom.calibrate.points import Point, unknown_fields
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "flash_attention.py"
+
+KNOWN_FIELDS: dict[str, set[str] | None] = {
+    "id": None, "chip": None, "kernel": None, "caveat": None, "measured": None, "measurement_method": None,
+    "source": None, "config": {"type", "variant", "note"}, "dtype": {"qkv"},
+    "shape": {"description_as_published", "heads", "head_dim", "seq", "op", "q_heads", "kv_heads"},
+}
+
+FEATURES = (
+    (r"^same\b", "description refers to another row ('same, ...')"),
+    (r"ring_distributed|ring ", "multi-device ring-distributed SDPA"),
+    (r"chunked prefill|paged", "chunked prefill over a paged KV cache"),
+    (r"\bjoint\b", "joint attention (two concatenated sequences)"),
+    (r"window", "sliding-window mask"),
+    (r"causal", "causal mask (Loom's attention kernel is non-causal)"),
+    (r"padding mask", "padding mask"),
+    (r"bfp8|bfp4", "block-float Q/K/V (Loom's attention kernel takes bf16)"),
+)
+"""(pattern in the description, skip reason), checked in order; the first match names the skip."""
+
+
+def describe(point: Point) -> str:
+    shape = point.raw.get("shape") or {}
+    text = str(shape.get("description_as_published", ""))
+    if not text:
+        text = ", ".join(f"{k} {v}" for k, v in shape.items())
+        qkv = (point.raw.get("dtype") or {}).get("qkv")
+        if qkv:
+            text += f", {qkv} Q/K/V"
+    return text
+
+
+def plan_sdpa(point: Point) -> Plan:
+    extra = unknown_fields(point.raw, KNOWN_FIELDS)
+    if extra:
+        raise Skip(f"unknown field {extra[0]}")
+    if point.chip not in ("blackhole_p150", "blackhole", "wormhole_n150", "wormhole_b0"):
+        raise Skip(f"unknown chip '{point.chip}'")
+    text = describe(point)
+    low = text.lower()
+    for pattern, reason in FEATURES:
+        if re.search(pattern, low):
+            raise Skip(reason, text)
+    heads = re.search(r"(\d+)\s*/\s*(\d+)\s*heads", low)
+    if heads and heads.group(1) != heads.group(2):
+        raise Skip("grouped-query attention (q heads != kv heads)", text)
+    shape = point.raw.get("shape") or {}
+    if shape.get("q_heads") is not None and shape.get("q_heads") != shape.get("kv_heads"):
+        raise Skip("grouped-query attention (q heads != kv heads)", text)
+    variant = str((point.raw.get("config") or {}).get("variant", ""))
+    if not variant.lower().startswith("before (legacy)"):
+        raise Skip("newer SDPA kernel variant (routed recipe / streaming): the TTNN SDPA baseline models "
+                   "the legacy kernel", variant)
+    m = point.metric("op_time") or point.metric("device_time_traced")
+    value = number(m.value) if m is not None else None
+    if value is None or m.unit != "ms":
+        raise Skip("no op time in ms")
+    heads_m = re.search(r"(\d+)\s*heads?", low)
+    d_m, s_m = re.search(r"\bd(\d+)", low), re.search(r"\bs(\d+)", low)
+    chunks = re.search(r"\bq(\d+)\s*/\s*k(\d+)", low)
+    b_m = re.search(r"\bb(\d+)", low)
+    if not (heads_m and d_m and s_m and chunks):
+        raise Skip("description without heads, D, S and Q/K chunk sizes", text)
+    B, H, L, D = int(b_m.group(1)) if b_m else 1, int(heads_m.group(1)), int(s_m.group(1)), int(d_m.group(1))
+    qc, kc = int(chunks.group(1)), int(chunks.group(2))
+    arch = arch_for(point.chip, (13, 10))
+    tile = arch.tiling.tile_rows
+    if D % tile or L % qc or L % kc or qc % tile or kc % tile:
+        raise Skip("sequence or head dim not a whole number of chunks / tiles", text)
+    spec = SimSpec("sdpa", arch.name, (B, H, L, D, qc, kc))
+    flop = 4.0 * B * H * L * L * D / 1e9
+
+    def finish(results: list) -> Row:
+        r = results[0]
+        predicted = r["kernel_cycles"] / arch.clock_ghz / 1e6
+        return Row(point.id, point.chip, point.kernel, "op_time_ms", value, predicted, None, arch.name,
+                   "sdpa_legacy", "bfloat16", flop,
+                   f"B{B} H{H} L{L} D{D}, Q{qc}/K{kc}, TTNN core split; {r['note']}")
+
+    return Plan(point, [spec], finish)
+
+
+def sdpa_figures(arch_name: str, B: int, H: int, L: int, D: int, qc: int, kc: int) -> dict:
+    """Compile the flash-attention example with TTNN's SDPA core split and the row's chunks; simulate."""
+    from loom.arch import load_arch
+    from loom.baselines.schedules import ttnn_flash_attention
+    from loom.kernel_file import load_kernel_file
+    from loom.pipeline import compile as compile_kernel
+    from loom.run import run
+
+    arch = load_arch(arch_name)
+    shape = {"B": B, "H": H, "L": L, "D": D}
+    baseline = ttnn_flash_attention(shape, arch)
+    baseline.schedule.block_sizes = {"tile_m": qc, "tile_n": kc}
+    source = load_kernel_file(EXAMPLE)
+    args = source.example_args(shape, meta=True)
+    compiled = compile_kernel(source.kernel, args, baseline.arch, shape=shape, schedule=baseline.schedule)
+    sim = run(compiled, args, placed_on=baseline.placed_on).sim
+    return {"kernel_cycles": float(sim.kernel_cycles),
+            "note": "; ".join(baseline.schedule.notes[1:]) or "cores on the real grid"}
+
+
+BUILDERS["sdpa"] = sdpa_figures
