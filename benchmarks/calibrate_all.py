@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from loom.calibrate import calibrate, load_points, point_table, summarise, summary_table
+from loom.calibrate import calibrate, load_points, point_table, summarise, summary_table  # noqa: E402
 
 GROUND_TRUTH = ROOT.parent / "shared" / "reference" / "ground_truth"
 FILES = ["gemm_wormhole_n150", "gemm_blackhole_p150", "sdpa_blackhole_p150", "data_movement"]

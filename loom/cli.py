@@ -373,8 +373,8 @@ def bench_command(
 @app.command("calibrate")
 def calibrate_command(
     files: list[Path] = typer.Argument(..., help="Ground-truth YAML files (shared/reference/ground_truth format)"),
-    kernel: Optional[str] = typer.Option(None, "--kernel", help="Only gemm, sdpa or data_movement points"),
-    chip: Optional[str] = typer.Option(None, "--chip", help="Only points of this chip (as the file names it)"),
+    kernel: str | None = typer.Option(None, "--kernel", help="Only gemm, sdpa or data_movement points"),
+    chip: str | None = typer.Option(None, "--chip", help="Only points of this chip (as the file names it)"),
     as_json: bool = typer.Option(False, "--json", help='Print {"rows": [...], "summary": [...]} as JSON'),
     jobs: int = typer.Option(1, "--jobs", min=1, help="Simulate in parallel processes"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),

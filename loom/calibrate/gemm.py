@@ -30,6 +30,7 @@ import dataclasses
 import re
 
 from loom.arch import Arch, load_arch
+from loom.backend.validate import check_program
 from loom.calibrate.common import BUILDERS, Plan, Row, SimSpec, Skip, arch_for, number
 from loom.calibrate.points import Point, unknown_fields
 
@@ -110,7 +111,7 @@ def plan_gemm(point: Point) -> Plan:
         raise Skip(f"unknown dtype '{out}'")
     grid = grid_of(config.get("grid", ""))
     arch = arch_for(point.chip, grid)
-    for name, dtn in (("in0", dt), ("out", out_dt)):
+    for dtn in (dt, out_dt):
         if dtn not in arch.dtypes.tile_bytes:
             raise Skip(f"dtype {dtn} has no tile size in {arch.name}")
     tr, tc = arch.tiling.tile_rows, arch.tiling.tile_cols
@@ -344,7 +345,7 @@ def program_figures(program, arch: Arch) -> dict[str, float]:
     from loom.sim.engine import run_program
     from loom.sim.steady import extrapolation_plan
 
-    program.validate(arch)
+    check_program(program, arch)
     steady = extrapolation_plan(program)
 
     def measure(p) -> tuple[float, float]:
