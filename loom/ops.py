@@ -80,6 +80,8 @@ _TABLE = (
     Op("exp2", "unary", "sfpu", ("exp",), np.exp2, ("aten.exp2.default",), mathd.Exp2Op, "ttl.math.exp2({a})"),
     Op("log", "unary", "sfpu", ("log",), np.log, ("aten.log.default",), mathd.LogOp, "ttl.math.log({a})"),
     Op("neg", "unary", "sfpu", ("mul",), np.negative, ("aten.neg.default",), arith.NegfOp, "-{a}"),
+    Op("abs", "unary", "sfpu", ("abs",), np.abs, ("aten.abs.default",), mathd.AbsFOp, "ttl.math.abs({a})"),
+    Op("sqrt", "unary", "sfpu", ("sqrt",), np.sqrt, ("aten.sqrt.default",), mathd.SqrtOp, "ttl.math.sqrt({a})"),
     Op("recip", "unary", "sfpu", ("recip",), _recip, ("aten.reciprocal.default",), None, "ttl.math.recip({a})"),
     Op("copy", "unary", "fpu", ("copy",), lambda x: x, (), None, "{a}"),
     Op("scale", "unary", "fpu", ("mul",), lambda x: x, (), None, "{a}"),  # x times a constant: `* c`

@@ -23,7 +23,7 @@ _EXPRESSION = {
     ("binary", "add"): "a + b", ("binary", "sub"): "a - b", ("binary", "mul"): "a * b",
     ("binary", "div"): "a / b", ("binary", "max"): "torch.maximum(a, b)", ("binary", "min"): "torch.minimum(a, b)",
     ("unary", "exp"): "torch.exp(a)", ("unary", "exp2"): "torch.exp2(a)", ("unary", "log"): "torch.log(a)",
-    ("unary", "neg"): "-a",
+    ("unary", "neg"): "-a", ("unary", "abs"): "torch.abs(a - b)", ("unary", "sqrt"): "torch.sqrt(a)",
     ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
 }
 
