@@ -122,11 +122,18 @@ def default_fidelity(arch: Arch, *dtypes: str) -> str:
 
 
 def matmul(arch: Arch, m: Num, n: Num, k: Num, dtypes: tuple[str, str, str], fidelity: str | None = None,
-           rows_valid: int | None = None, subblocks: Num = 1) -> Stages:
-    """`acc (+)= a @ b` over m x k and k x n tiles; `dtypes` = (a, b, acc)."""
+           rows_valid: int | None = None, subblock: tuple[int, int] | None = None) -> Stages:
+    """`acc (+)= a @ b` over m x k and k x n tiles in `subblock` (h, w) pieces (None: one piece);
+    `dtypes` = (a, b, acc)."""
     a, b, acc = dtypes
     fidelity = fidelity or default_fidelity(arch, a, b)
-    unpack = (m * unpack_cycles(arch, a), n * unpack_cycles(arch, b))
+    subblocks = 1
+    a_tiles, b_tiles = m, n
+    if subblock is not None:
+        h, w = subblock
+        subblocks = (m // h) * (n // w)
+        a_tiles, b_tiles = subblocks * h, subblocks * w  # a once per subblock column, b once per row
+    unpack = (a_tiles * unpack_cycles(arch, a), b_tiles * unpack_cycles(arch, b))
     product = tile_product_cycles(arch, fidelity, rows_valid)
     return Stages(k, unpack, m * n * product, 0, setup=subblocks * arch.matrix_engine.fixed_latency_cycles,
                   drain=m * n * pack_cycles(arch, acc))

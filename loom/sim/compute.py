@@ -49,9 +49,8 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
         m, k = shape(ins.a)
         n = shape(ins.acc)[1]
         fidelity = ins.fidelity or cost.default_fidelity(arch, dtype(ins.a), dtype(ins.b))
-        subblocks = (m // ins.subblock[0]) * (n // ins.subblock[1]) if ins.subblock else 1
         return cost.matmul(arch, m, n, k, (dtype(ins.a), dtype(ins.b), dtype(ins.acc)), fidelity, ins.rows_valid,
-                           subblocks)
+                           ins.subblock)
     if isinstance(ins, (Binary, Unary)):
         r, c = shape(ins.dst)
         srcs = (ins.a, ins.b) if isinstance(ins, Binary) else (ins.src,)
