@@ -131,7 +131,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     warnings = io.StringIO()
     try:
         with contextlib.redirect_stderr(warnings):  # Helion prints warnings; keep them unless it refuses
-            bound = kernel.bind(args)
+            bound = _bind(kernel, args)
             device_ir = bound.host_function.device_ir
     except helion_exc.Base as err:
         message = str(err).split("\nWhile processing:")[0].strip()
@@ -139,6 +139,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             f"Helion rejected the kernel: {message}", _helion_error_location(err, source_file, source_lines)
         ) from err
     sys.stderr.write(warnings.getvalue())
+    for graph_info in device_ir.graphs:
+        _restore_shared_operands(graph_info.graph)
 
     if not device_ir.grid_block_ids or not device_ir.root_ids:
         raise UnsupportedError(
@@ -196,6 +198,49 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         host_tensors=host_tensors,
         param_names=params,
     )
+
+
+_REAL_BYTES = 1 << 28  # real stand-ins up to this size are allocated; larger ones are broadcast views
+
+
+def _bind(kernel, args: tuple):
+    """`kernel.bind(args)`; if the arguments are meta tensors and Helion fails on them (some of its
+    decompositions, e.g. `x > 0`, run real kernels while binding), bind again on CPU tensors of the same
+    shapes and dtypes. Only shapes and dtypes reach the Device IR, so the values do not matter."""
+    from helion import exc as helion_exc
+
+    if not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
+        return kernel.bind(args)
+    try:
+        return kernel.bind(args)
+    except (helion_exc.Base, NotImplementedError, RuntimeError):
+        return kernel.bind(tuple(_real_stand_in(a) for a in args))
+
+
+def _real_stand_in(arg: object) -> object:
+    if not isinstance(arg, torch.Tensor) or not arg.is_meta:
+        return arg
+    if arg.numel() * arg.element_size() <= _REAL_BYTES:
+        return torch.zeros(arg.shape, dtype=arg.dtype)
+    return torch.zeros((), dtype=arg.dtype).expand(arg.shape)  # no storage: a view of one element
+
+
+def _restore_shared_operands(graph: torch.fx.Graph) -> None:
+    """Helion's inductor lowering passes each input buffer once: in `x * x` it replaces the second `x`
+    by None (`strip_unused_inputs`). Put it back where the op's schema needs a tensor and the node has
+    exactly one other tensor operand, so that the graph reads as the source did."""
+    for node in graph.nodes:
+        schema = getattr(node.target, "_schema", None)
+        if node.op != "call_function" or schema is None or None not in node.args:
+            continue
+        operands = list(dict.fromkeys(a for a in node.args if isinstance(a, torch.fx.Node)))
+        if len(operands) != 1:
+            continue
+        args = list(node.args)
+        for i, (arg, formal) in enumerate(zip(args, schema.arguments)):
+            if arg is None and isinstance(formal.type, torch.TensorType):
+                args[i] = operands[0]
+        node.args = tuple(args)
 
 
 def _def_line(lines: list[str], first_line: int) -> int:

@@ -157,7 +157,11 @@ class KernelLowering(AccessLowering, ComputeLowering):
         block = self.sym_of.get(expr)
         if block is None:
             raise UnsupportedError(f"a tile dimension of size {expr} is not a block size of the kernel")
-        return block.fixed if block.fixed is not None else block
+        if block.fixed is not None:
+            return block.fixed
+        if block.block_id not in self.size_value:
+            return block.extent  # a block no loop tiles (`w[:, :]`, `x[tile_m, :]`): the whole dimension
+        return block
 
     def tensor_type(self, dims: list, dtype: Attribute) -> TensorType:
         return TensorType(dtype, [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims])
