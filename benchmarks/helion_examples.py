@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -24,6 +25,8 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# Loom's message (`file.py:LINE: kind: …`, or an error without a location), not Helion's warnings before it
+_MESSAGE = re.compile(r"\.py:\d+: |^[a-z -]*(error|unsupported)\b", re.IGNORECASE)
 
 
 def run_one(path: Path, arch: str, timeout: float) -> tuple[str, str, float]:
@@ -44,7 +47,7 @@ def run_one(path: Path, arch: str, timeout: float) -> tuple[str, str, float]:
         return "internal", last, seconds
     if proc.returncode == 0:
         return "pass", next((line for line in lines if "check" in line), lines[-1] if lines else ""), seconds
-    first = lines[0] if lines else f"exit status {proc.returncode}"
+    first = next((line for line in lines if _MESSAGE.search(line)), lines[0] if lines else f"exit {proc.returncode}")
     if proc.returncode == 2:
         return "refusal", first, seconds
     if proc.returncode == 3:
@@ -61,7 +64,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = parser.parse_args()
 
-    files = sorted(p for p in args.directory.glob("*.py") if args.only in p.name)
+    files = sorted(p.resolve() for p in args.directory.glob("*.py") if args.only in p.name)
     rows = []
     for path in files:
         outcome, message, seconds = run_one(path, args.arch, args.timeout)

@@ -54,6 +54,7 @@ class TracedKernel:
     blocks: dict[int, BlockInfo]
     host_tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     param_names: list[str] = field(default_factory=list)
+    scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
 
     def location(self, node: torch.fx.Node | None) -> SourceLocation | None:
         """The user's source line of an FX node (Helion records `file:line` on every node)."""
@@ -186,6 +187,15 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                    _node_location(node, source_file, source_lines) or at(def_line))
 
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
+    call = inspect.signature(fn).bind(*args)
+    call.apply_defaults()
+    values = {**fn.__globals__, **call.arguments}
+    scalars = {}  # a scalar argument (`eps`) or module constant is a symbol in the Device IR: its value is known
+    values.setdefault("_source_module", sys.modules.get(fn.__module__))  # how Helion names the module's globals
+    for expr, origin in bound.host_function.expr_to_origin.items():
+        value = _origin_value(origin.origin, values)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            scalars[str(expr)] = value
     return TracedKernel(
         name=fn.__name__,
         source_file=source_file,
@@ -197,7 +207,22 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         blocks=blocks,
         host_tensors=host_tensors,
         param_names=params,
+        scalars=scalars,
     )
+
+
+_MISSING = object()
+
+
+def _origin_value(origin: object, values: dict) -> object:
+    """The Python value a Helion symbol origin names: an argument or global (`eps`), or an attribute of
+    one (`module.CONSTANT`); _MISSING when it names something else (a block size, a tensor's size)."""
+    kind = type(origin).__name__
+    if kind == "AttributeOrigin":
+        base = _origin_value(origin.value, values)
+        return _MISSING if base is _MISSING else getattr(base, origin.key, _MISSING)
+    name = getattr(origin, "name", None)
+    return values.get(name, _MISSING) if isinstance(name, str) else _MISSING
 
 
 _REAL_BYTES = 1 << 28  # real stand-ins up to this size are allocated; larger ones are broadcast views

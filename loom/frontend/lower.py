@@ -236,6 +236,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
+        if name == "_get_symnode" and node.args[0] in self.k.scalars:
+            return self.k.scalars[node.args[0]]  # a scalar kernel argument (`eps`): its example value
         if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or isinstance(node.meta.get("val"), torch.SymInt):
             return node  # index expressions are resolved where a load or store uses them
         if name == "load":
@@ -268,6 +270,11 @@ class KernelLowering(AccessLowering, ComputeLowering):
         if name == "aten.permute.default":
             return self.lower_permute(node, env)
         if name in _BINARY or name in _UNARY or name == "prims.convert_element_type.default":
+            for arg in node.args[:2]:
+                if isinstance(arg, torch.fx.Node) and isinstance(env.get(arg), torch.fx.Node):
+                    raise UnsupportedError(
+                        f"the scalar operand `{arg.name}` of `{name}` is not known when compiling; expected a tile, "
+                        "a number or a scalar kernel argument", self.k.location(node))
             return self.elementwise(node, env)
         if name in _REDUCTIONS:
             return self.reduction(node, env)

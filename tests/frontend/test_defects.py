@@ -16,7 +16,7 @@ from loom.run import run
 KERNELS = Path(__file__).parent / "defect_kernels"
 
 
-@pytest.mark.parametrize("name", ["module_globals", "repeated_operand", "whole_row_matmul", "two_pass_rows"])
+@pytest.mark.parametrize("name", ["module_globals", "repeated_operand", "scalar_arguments", "whole_row_matmul", "two_pass_rows"])
 def test_defect_kernel_compiles_and_matches_torch(name):
     source = load_kernel_file(KERNELS / f"{name}.py")
     args = source.example_args()
@@ -55,3 +55,25 @@ def test_binding_falls_back_to_cpu_tensors_when_meta_fails():
     big = torch.empty(1 << 16, 1 << 14, device="meta")  # 4 GiB of fp32: a broadcast view, not an allocation
     assert _bind(Kernel(), (torch.empty(4, 4, device="meta"), big)) == "bound"
     assert seen == [["meta", "meta"], ["cpu", "cpu"]]
+
+
+
+def test_an_unknown_scalar_operand_is_a_located_refusal(monkeypatch):
+    """A scalar symbol Loom cannot evaluate is refused at its line, not passed to float()."""
+    import loom
+    import loom.frontend.helion as frontend
+    from loom.errors import UnsupportedError
+
+    real = frontend.trace_kernel
+
+    def forgetting_scalars(kernel, args):
+        traced = real(kernel, args)
+        assert traced.scalars  # eps and the module constant were found
+        traced.scalars = {}
+        return traced
+
+    monkeypatch.setattr(frontend, "trace_kernel", forgetting_scalars)
+    source = load_kernel_file(KERNELS / "scalar_arguments.py")
+    with pytest.raises(UnsupportedError, match="not known when compiling") as info:
+        loom.lower(source.kernel, source.example_args())
+    assert info.value.location.line == 18
