@@ -46,7 +46,8 @@ from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
 
-_IDENTITY = {"_mask_to", "_new_var"}  # masking is a no-op while tiles divide their dimensions
+_IDENTITY = {"_mask_to", "_new_var"}
+_ACCUMULATING_MATMULS = {"aten.addmm.default", "aten.baddbmm.default", "dot"}  # masking is a no-op while tiles divide their dimensions
 
 
 class KernelLowering(AccessLowering, ComputeLowering):
@@ -267,6 +268,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
             acc = Tile(self.filled(dims, element_type(out_dtype), 0.0, node), dims)
             result = self.matmul(env[node.args[0]], env[node.args[1]], acc, node)
             return result
+        if name in _ACCUMULATING_MATMULS:
+            return self.lower_accumulating_matmul(node, env)
         if name == "aten.permute.default":
             return self.lower_permute(node, env)
         if name in _BINARY or name in _UNARY or name == "prims.convert_element_type.default":
@@ -281,6 +284,34 @@ class KernelLowering(AccessLowering, ComputeLowering):
         if name == "getitem" or node.op != "call_function":
             raise UnsupportedError(f"unexpected FX node {node.format_node()}", self.k.location(node))
         raise UnsupportedError(f"operation `{name}` is not supported by Loom yet", self.k.location(node))
+
+    def lower_accumulating_matmul(self, node: torch.fx.Node, env: dict) -> Tile:
+        """`torch.addmm(acc, a, b)`, `torch.baddbmm(acc, a, b)` and `hl.dot(a, b, acc=acc)`: the same
+        accumulating matmul as `acc + a @ b` (the matrix engine accumulates into `acc`'s dtype)."""
+        name = target_name(node)
+        if name == "dot":
+            lhs, rhs, acc = node.args[0], node.args[1], node.args[2] if len(node.args) > 2 else node.kwargs.get("acc")
+        else:
+            acc, lhs, rhs = node.args[:3]
+            scales = {"beta": node.kwargs.get("beta", 1), "alpha": node.kwargs.get("alpha", 1)}
+            if any(v != 1 for v in scales.values()):
+                found = ", ".join(f"{k}={v}" for k, v in scales.items() if v != 1)
+                raise UnsupportedError(f"`{name}` with {found} is not supported yet; expected beta=1 and alpha=1 "
+                                       "(write the scaling as a separate multiplication)", self.k.location(node))
+        dims = [self.dim_of(s) for s in node.meta["val"].shape]
+        if len(dims) != 2:
+            raise UnsupportedError(
+                f"`{name}` on {len(dims)}-D tiles is not supported yet; expected 2-D tiles (index the batch "
+                "dimension with a tile of block size 1: `a[b.begin, tile_m, tile_k]`)", self.k.location(node))
+        if acc is None:  # hl.dot without acc: a product into its result dtype
+            acc_tile = Tile(self.filled(dims, element_type(node.meta["val"].dtype), 0.0, node), dims)
+        else:
+            acc_tile = env[acc]
+            if node.meta["val"].dtype != acc.meta["val"].dtype:
+                raise UnsupportedError(
+                    f"`{name}` returns {node.meta['val'].dtype} but accumulates into {acc.meta['val'].dtype}; "
+                    "expected the result in the accumulator's dtype", self.k.location(node))
+        return self.matmul(env[lhs], env[rhs], acc_tile, node)
 
     # ------------------------------------------------------------- memory ops
     def lower_loop(self, node: torch.fx.Node, env: dict) -> list:
