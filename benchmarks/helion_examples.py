@@ -7,6 +7,7 @@ a local harness, not kept in this repository) and it prints one row per file:
     kernel | outcome | first line of the message
 
 Outcomes: `pass` (exit 0), `refusal` (exit 2: a located UnsupportedError or other user-facing error),
+`mismatch` (exit 2: compiled and simulated, but the numbers differ from reference()),
 `internal` (exit 3, or a Python traceback: a bug in Loom), `timeout`, `other` (any other exit status).
 Files whose name starts with `gemm__` are counted apart (the GEMM/attention family of the issue).
 
@@ -49,7 +50,7 @@ def run_one(path: Path, arch: str, timeout: float) -> tuple[str, str, float]:
         return "pass", next((line for line in lines if "check" in line), lines[-1] if lines else ""), seconds
     first = next((line for line in lines if _MESSAGE.search(line)), lines[0] if lines else f"exit {proc.returncode}")
     if proc.returncode == 2:
-        return "refusal", first, seconds
+        return ("mismatch" if "numerical mismatch" in first else "refusal"), first, seconds
     if proc.returncode == 3:
         return "internal", first, seconds
     return "other", f"exit {proc.returncode}: {first}", seconds
@@ -79,7 +80,7 @@ def main() -> None:
         counts = Counter(outcome for name, outcome, _ in rows if name.startswith("gemm__") == (family == "gemm"))
         total = sum(counts.values())
         if total:
-            summary = ", ".join(f"{k} {counts[k]}" for k in ("pass", "refusal", "internal", "timeout", "other")
+            summary = ", ".join(f"{k} {counts[k]}" for k in ("pass", "refusal", "mismatch", "internal", "timeout", "other")
                                 if counts[k])
             print(f"{family}: {total} kernels: {summary}")
 

@@ -187,6 +187,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                    _node_location(node, source_file, source_lines) or at(def_line))
 
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
+    _refuse_host_views(device_ir, host_tensors, source_lines, first_line, at)
     call = inspect.signature(fn).bind(*args)
     call.apply_defaults()
     values = {**fn.__globals__, **call.arguments}
@@ -212,6 +213,25 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
 
 _MISSING = object()
+
+
+def _refuse_host_views(device_ir, arguments: dict, lines: list[str], first_line: int, at) -> None:
+    """A tensor the device code reads that the host code made as a view of another (`x_2d = x.reshape(…)`,
+    `a.view(-1)`) is not a tensor of its own in DRAM: refuse it at the line that makes it."""
+    for graph_info in device_ir.graphs:
+        for node in graph_info.graph.nodes:
+            if _target_name(node) != "_host_tensor" or node.args[0] in arguments:
+                continue
+            val = node.meta.get("val")
+            if isinstance(val, torch.Tensor) and val._is_view():
+                name = node.args[0]
+                pattern = re.compile(rf"^\s*{re.escape(name)}\s*(:[^=]*)?=[^=]")
+                line = next((first_line + i for i, text in enumerate(lines[first_line - 1:]) if pattern.match(text)),
+                            first_line)
+                raise UnsupportedError(
+                    f"`{name}` is a view of another tensor made in the host code (shape {list(val.shape)}); expected "
+                    "the device loops to index the kernel's arguments and the tensors it creates "
+                    "(torch.empty…) directly: views made on the host are not supported yet", at(line))
 
 
 def _origin_value(origin: object, values: dict) -> object:

@@ -16,7 +16,7 @@ from loom.run import run
 KERNELS = Path(__file__).parent / "defect_kernels"
 
 
-@pytest.mark.parametrize("name", ["module_globals", "repeated_operand", "scalar_arguments", "whole_row_matmul", "two_pass_rows"])
+@pytest.mark.parametrize("name", ["module_globals", "repeated_operand", "scalar_arguments", "whole_row_matmul", "two_pass_rows", "two_outputs"])
 def test_defect_kernel_compiles_and_matches_torch(name):
     source = load_kernel_file(KERNELS / f"{name}.py")
     args = source.example_args()
@@ -77,3 +77,33 @@ def test_an_unknown_scalar_operand_is_a_located_refusal(monkeypatch):
     with pytest.raises(UnsupportedError, match="not known when compiling") as info:
         loom.lower(source.kernel, source.example_args())
     assert info.value.location.line == 18
+
+
+def test_host_view_of_an_argument_is_a_located_refusal(tmp_path):
+    """`x_2d = x.reshape(…)` in the host code: a view, not a tensor of its own (was an internal error)."""
+    import loom
+    from loom.errors import UnsupportedError
+
+    path = tmp_path / "host_view.py"
+    path.write_text('''import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def flat_copy(x: torch.Tensor) -> torch.Tensor:
+    b, m, n = x.size()
+    x_2d = x.reshape([b * m, n])
+    out = torch.empty([b * m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([b * m, n]):
+        out[tile_m, tile_n] = x_2d[tile_m, tile_n]
+    return out
+
+
+def inputs():
+    return (torch.randn(2, 64, 64),)
+''')
+    source = load_kernel_file(path)
+    with pytest.raises(UnsupportedError, match="view of another tensor") as info:
+        loom.lower(source.kernel, source.example_args())
+    assert info.value.location.line == 9
