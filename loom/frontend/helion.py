@@ -55,6 +55,7 @@ class TracedKernel:
     host_tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     param_names: list[str] = field(default_factory=list)
     scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
+    branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
 
     def location(self, node: torch.fx.Node | None) -> SourceLocation | None:
         """The user's source line of an FX node (Helion records `file:line` on every node)."""
@@ -167,6 +168,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         blocks[info.block_id] = BlockInfo(info.block_id, label, extent, fixed, info.symbol())
 
     loops = {}
+    branches = {}
     root = None
     for graph_id, graph_info in enumerate(device_ir.graphs):
         kind = type(graph_info).__name__
@@ -174,6 +176,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             loops[graph_id] = LoopGraph(graph_info.graph, list(graph_info.block_ids))
         elif kind == "RootGraphInfo":
             root = graph_info.graph
+        elif kind in ("IfGraphInfo", "ElseGraphInfo"):
+            branches[graph_id] = graph_info  # folded when the condition is known at compile time
         elif kind == "ReductionLoopGraphInfo":
             node = _first_reduction(graph_info.graph)
             raise UnsupportedError(
@@ -195,7 +199,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     values.setdefault("_source_module", sys.modules.get(fn.__module__))  # how Helion names the module's globals
     for expr, origin in bound.host_function.expr_to_origin.items():
         value = _origin_value(origin.origin, values)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)):  # bools too: the conditions of branches folded at compile time
             scalars[str(expr)] = value
     return TracedKernel(
         name=fn.__name__,
@@ -209,6 +213,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         host_tensors=host_tensors,
         param_names=params,
         scalars=scalars,
+        branches=branches,
     )
 
 

@@ -14,6 +14,7 @@ Every op the user wrote carries `loom.loc = "file.py:LINE"`.
 from __future__ import annotations
 
 import math
+import operator
 import os
 
 import torch
@@ -47,7 +48,12 @@ from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
 
 _IDENTITY = {"_mask_to", "_new_var"}
-_ACCUMULATING_MATMULS = {"aten.addmm.default", "aten.baddbmm.default", "dot"}  # masking is a no-op while tiles divide their dimensions
+_ACCUMULATING_MATMULS = {"aten.addmm.default", "aten.baddbmm.default", "dot"}
+_SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+               "ge": operator.ge, "and_": operator.and_, "or_": operator.or_, "not_": operator.not_,
+               "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+               "neg": operator.neg}
+_NOT_TAKEN = object()  # the value a folded `if` gives the branch it did not take  # masking is a no-op while tiles divide their dimensions
 
 
 class KernelLowering(AccessLowering, ComputeLowering):
@@ -91,7 +97,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
     def _global_tensors(self) -> dict[str, torch.Tensor]:
         """Kernel arguments first (in signature order), then tensors the host code creates (outputs)."""
         used: dict[str, torch.Tensor] = {}
-        graphs = [self.k.root] + [loop.graph for loop in self.k.loops.values()]
+        graphs = ([self.k.root] + [loop.graph for loop in self.k.loops.values()]
+                  + [branch.graph for branch in self.k.branches.values()])
         names = [n.args[0] for g in graphs for n in g.nodes if target_name(n) == "_host_tensor"]
         for name in self.k.param_names:
             if name in names:
@@ -237,10 +244,17 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
-        if name == "_get_symnode" and node.args[0] in self.k.scalars:
-            return self.k.scalars[node.args[0]]  # a scalar kernel argument (`eps`): its example value
+        if name == "_get_symnode" and str(node.args[0]) in self.k.scalars:
+            return self.k.scalars[str(node.args[0])]  # a scalar kernel argument (`eps`): its example value
         if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or isinstance(node.meta.get("val"), torch.SymInt):
             return node  # index expressions are resolved where a load or store uses them
+        if getattr(node.target, "__module__", None) == "_operator" and name in _SCALAR_OPS:
+            values = [env.get(a, a) if isinstance(a, torch.fx.Node) else a for a in node.args]
+            if all(isinstance(v, (int, float)) for v in values):
+                return _SCALAR_OPS[name](*values)  # arithmetic on compile-time scalars (`beta != 0.0`)
+            return node
+        if name == "_if":
+            return self.lower_if(node, env)
         if name == "load":
             return self.lower_load(node, env)
         if name == "store":
@@ -255,8 +269,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return self.lower_loop(node, env)
         if name == "getitem":
             return env[node.args[0]][node.args[1]]
-        if name == "_phi":
-            return env[node.args[1]]
+        if name == "_phi":  # after a loop: (initial value, loop result); after a folded if: one is not taken
+            lhs, rhs = env[node.args[0]], env[node.args[1]]
+            return lhs if rhs is _NOT_TAKEN else rhs
         if name == "subscript":
             return self.lower_subscript(node, env)
         if node in fused.accumulate:
@@ -312,6 +327,41 @@ class KernelLowering(AccessLowering, ComputeLowering):
                     f"`{name}` returns {node.meta['val'].dtype} but accumulates into {acc.meta['val'].dtype}; "
                     "expected the result in the accumulator's dtype", self.k.location(node))
         return self.matmul(env[lhs], env[rhs], acc_tile, node)
+
+    def lower_if(self, node: torch.fx.Node, env: dict) -> list:
+        """`if`/`else` on a condition known at compile time (a kernel argument, a constant): only the branch
+        taken is lowered. Helion's `_if` yields, per variable the branches assign, (if value, else value);
+        the value of the branch not taken is _NOT_TAKEN, which the `_phi` after it drops."""
+        test, if_id, else_id, if_args, else_args = node.args
+        info = self.k.branches.get(if_id)
+        taken = env.get(test, test) if isinstance(test, torch.fx.Node) else test
+        if info is None or getattr(info, "predicate_is_tensor", False) or not isinstance(taken, (bool, int, float)):
+            raise UnsupportedError(
+                "a branch on a value known only when the kernel runs is not supported; expected `if` conditions "
+                "on kernel arguments or constants (folded when compiling)", self.k.location(node))
+        branch = 0 if taken else 1
+        graph_id, args, names = ((if_id, if_args, info.if_arg_names) if branch == 0
+                                 else (else_id, else_args, info.else_arg_names))
+        outputs = []
+        if graph_id is not None and graph_id in self.k.branches:
+            graph = self.k.branches[graph_id].graph
+            placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+            inner = {ph: env[a] if isinstance(a, torch.fx.Node) else a for ph, a in zip(placeholders, args)}
+            outputs = self.lower_graph(graph, inner)
+        outer = {**dict(zip(info.else_arg_names or [], else_args)), **dict(zip(info.if_arg_names or [], if_args))}
+        values = []
+        for entry in info.branches_outputs or []:
+            for side, source in enumerate(entry):
+                if side != branch:
+                    values.append(_NOT_TAKEN)
+                elif isinstance(source, int):
+                    values.append(outputs[source])
+                elif source in outer:
+                    values.append(env[outer[source]] if isinstance(outer[source], torch.fx.Node) else outer[source])
+                else:
+                    raise UnsupportedError(f"the branch leaves `{source}` undefined on one side; expected every "
+                                           "variable the branches assign to have a value on both", self.k.location(node))
+        return values
 
     # ------------------------------------------------------------- memory ops
     def lower_loop(self, node: torch.fx.Node, env: dict) -> list:
