@@ -107,3 +107,17 @@ def inputs():
     with pytest.raises(UnsupportedError, match="view of another tensor") as info:
         loom.lower(source.kernel, source.example_args())
     assert info.value.location.line == 9
+
+
+def test_backend_refusals_name_the_users_line():
+    """A rank-1 tensor is refused by the per-core split; the refusal names the line that reads it."""
+    from loom.errors import UnsupportedError
+
+    path = Path(__file__).parents[1] / "run" / "vector_kernel.py"
+    source = load_kernel_file(path)
+    args = source.example_args()
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150")
+    with pytest.raises(UnsupportedError, match="rank 1") as info:
+        run(compilation, args, reference=source.reference)
+    assert info.value.location is not None and Path(info.value.location.file).name == path.name
+    assert "x[" in info.value.location.code
