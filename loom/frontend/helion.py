@@ -113,9 +113,10 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
     settings = getattr(kernel, "settings", None)
     if getattr(settings, "static_shapes", True) is False:
-        raise UnsupportedError(
-            f"kernel '{fn.__name__}' is declared with static_shapes=False; Loom compiles for static sizes: "
-            "expected @helion.kernel(static_shapes=True)", at(first_line))
+        # Loom compiles for the example's sizes: bind a copy of the kernel with static shapes, and say so
+        kernel = _with_static_shapes(kernel)
+        sys.stderr.write(f"note: kernel '{fn.__name__}' is declared with static_shapes=False; Loom compiles it "
+                         "for the sizes of the example arguments\n")
     params = list(inspect.signature(fn).parameters)
     try:
         inspect.signature(fn).bind(*args)
@@ -218,6 +219,17 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
 
 _MISSING = object()
+
+
+def _with_static_shapes(kernel):
+    """The same kernel with `static_shapes=True` (its configs and other settings kept)."""
+    import copy
+
+    import helion
+
+    settings = copy.copy(kernel.settings)
+    settings.static_shapes = True
+    return helion.Kernel(kernel.fn, configs=kernel.configs, settings=settings)
 
 
 def _refuse_host_views(device_ir, arguments: dict, lines: list[str], first_line: int, at) -> None:

@@ -244,8 +244,10 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
-        if name == "_get_symnode" and str(node.args[0]) in self.k.scalars:
-            return self.k.scalars[str(node.args[0])]  # a scalar kernel argument (`eps`): its example value
+        if name == "_get_symnode":
+            value = _scalar_value(node.args[0], self.k.scalars)
+            if value is not None:
+                return value  # a scalar kernel argument (`eps`) or an expression of them (`1 - beta`)
         if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or isinstance(node.meta.get("val"), torch.SymInt):
             return node  # index expressions are resolved where a load or store uses them
         if getattr(node.target, "__module__", None) == "_operator" and name in _SCALAR_OPS:
@@ -330,8 +332,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
 
     def lower_if(self, node: torch.fx.Node, env: dict) -> list:
         """`if`/`else` on a condition known at compile time (a kernel argument, a constant): only the branch
-        taken is lowered. Helion's `_if` yields, per variable the branches assign, (if value, else value);
-        the value of the branch not taken is _NOT_TAKEN, which the `_phi` after it drops."""
+        taken is lowered. Helion's `_if` yields the if branch's value of every variable the branches assign,
+        then the else branch's; the values of the branch not taken are _NOT_TAKEN, which the `_phi` drops."""
         test, if_id, else_id, if_args, else_args = node.args
         info = self.k.branches.get(if_id)
         taken = env.get(test, test) if isinstance(test, torch.fx.Node) else test
@@ -350,8 +352,10 @@ class KernelLowering(AccessLowering, ComputeLowering):
             outputs = self.lower_graph(graph, inner)
         outer = {**dict(zip(info.else_arg_names or [], else_args)), **dict(zip(info.if_arg_names or [], if_args))}
         values = []
-        for entry in info.branches_outputs or []:
-            for side, source in enumerate(entry):
+        entries = info.branches_outputs or []
+        for side in (0, 1):  # the if branch's values of every variable, then the else branch's
+            for entry in entries:
+                source = entry[side]
                 if side != branch:
                     values.append(_NOT_TAKEN)
                 elif isinstance(source, int):
@@ -417,6 +421,27 @@ class KernelLowering(AccessLowering, ComputeLowering):
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
+
+
+def _scalar_value(expr: object, scalars: dict) -> object:
+    """The number a Helion symbol or sympy expression of symbols stands for, when every symbol is a
+    compile-time scalar (`zuf0` for `beta`, `1 - zuf0`); None otherwise (block sizes, sizes)."""
+    if str(expr) in scalars:
+        return scalars[str(expr)]
+    if isinstance(expr, str):  # Helion names a symbolic expression by its text
+        import sympy
+
+        try:
+            expr = sympy.sympify(expr)
+        except (sympy.SympifyError, TypeError, SyntaxError):
+            return None
+    free = getattr(expr, "free_symbols", None)
+    if not free or not all(str(s) in scalars for s in free):
+        return None
+    value = expr.subs({s: scalars[str(s)] for s in free})
+    if getattr(value, "is_Boolean", False):
+        return bool(value)
+    return int(value) if value.is_Integer else float(value) if value.is_Number else None
 
 
 def _value_name(node: torch.fx.Node, env: dict) -> str:

@@ -10,13 +10,16 @@ def branch(x: torch.Tensor, y: torch.Tensor, beta: float = 0.5, use_y: bool = Tr
     out = torch.empty_like(x)
     for tile_m, tile_n in hl.tile([m, n]):
         acc = x[tile_m, tile_n]
+        other = y[tile_m, tile_n]
         if use_y:
-            acc = acc + y[tile_m, tile_n]
-        if beta != 0.0:
+            acc = acc + other
+        if beta != 0.0:  # two variables assigned in both branches
             acc = acc * beta
+            other = other * 3.0
         else:
             acc = acc * 2.0
-        out[tile_m, tile_n] = acc
+            other = other * (1.0 - beta)
+        out[tile_m, tile_n] = acc + other
     return out
 
 
@@ -25,4 +28,4 @@ def inputs(M: int = 64, N: int = 64):
 
 
 def reference(x, y, beta=0.5, use_y=True):
-    return (x + y) * beta
+    return (x + y) * beta + y * 3.0
