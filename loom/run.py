@@ -3,9 +3,8 @@ checking its numbers against the kernel file's torch reference)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import inspect
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np

@@ -342,8 +342,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
                 "a branch on a value known only when the kernel runs is not supported; expected `if` conditions "
                 "on kernel arguments or constants (folded when compiling)", self.k.location(node))
         branch = 0 if taken else 1
-        graph_id, args, names = ((if_id, if_args, info.if_arg_names) if branch == 0
-                                 else (else_id, else_args, info.else_arg_names))
+        graph_id, args = (if_id, if_args) if branch == 0 else (else_id, else_args)
         outputs = []
         if graph_id is not None and graph_id in self.k.branches:
             graph = self.k.branches[graph_id].graph
