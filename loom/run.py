@@ -53,6 +53,14 @@ def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
     out = {}
     for tensor, array in zip(tensors, arrays):
         data = array.detach().float().numpy()
+        if data.ndim != len(tensor.shape):  # an argument the host code reshaped (`x.reshape(b * m, k)`)
+            if data.size == int(np.prod(tensor.shape)):
+                data = data.reshape(tensor.shape)
+            elif len(tensor.shape) == 2:
+                data = data.reshape(-1, data.shape[-1])  # leading dims merged; the last padded below
+            if data.ndim != len(tensor.shape) or any(d > s for d, s in zip(data.shape, tensor.shape)):
+                raise UnsupportedError(f"argument '{tensor.name}' of shape {list(array.shape)} does not fit the "
+                                       f"program's {list(tensor.shape)}; expected a reshape keeping the last dimension")
         out[tensor.name] = np.pad(data, [(0, s - d) for s, d in zip(tensor.shape, data.shape)])
     return out
 

@@ -54,6 +54,7 @@ class TracedKernel:
     blocks: dict[int, BlockInfo]
     host_tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     param_names: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # `x_2d = x.reshape(…)` in the host code -> "x"
     scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
     branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
 
@@ -192,7 +193,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                    _node_location(node, source_file, source_lines) or at(def_line))
 
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
-    _refuse_host_views(device_ir, host_tensors, source_lines, first_line, at)
+    aliases = _host_views(device_ir, host_tensors, dict(zip(params, bound.fake_args)), source_lines, first_line, at)
+    host_tensors.update({view: val for view, (_, val) in aliases.items()})
     call = inspect.signature(fn).bind(*args)
     call.apply_defaults()
     values = {**fn.__globals__, **call.arguments}
@@ -215,6 +217,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         param_names=params,
         scalars=scalars,
         branches=branches,
+        aliases={view: base for view, (base, _) in aliases.items()},
     )
 
 
@@ -232,9 +235,11 @@ def _with_static_shapes(kernel):
     return helion.Kernel(kernel.fn, configs=kernel.configs, settings=settings)
 
 
-def _refuse_host_views(device_ir, arguments: dict, lines: list[str], first_line: int, at) -> None:
-    """A tensor the device code reads that the host code made as a view of another (`x_2d = x.reshape(…)`,
-    `a.view(-1)`) is not a tensor of its own in DRAM: refuse it at the line that makes it."""
+def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first_line: int, at) -> dict:
+    """Tensors the device code reads that the host code made as views of others (`x_2d = x.reshape(…)`).
+    A contiguous reshape of a contiguous argument is the argument's memory seen with another shape: it is
+    returned as {view: (argument, its fake tensor)}. Any other view is refused at the line that makes it."""
+    aliases = {}
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
             if _target_name(node) != "_host_tensor" or node.args[0] in arguments:
@@ -242,13 +247,19 @@ def _refuse_host_views(device_ir, arguments: dict, lines: list[str], first_line:
             val = node.meta.get("val")
             if isinstance(val, torch.Tensor) and val._is_view():
                 name = node.args[0]
+                base = next((param for param, fake in fakes.items() if val._base is fake), None)
+                if base is not None and val.is_contiguous() and val._base.is_contiguous() and val.dim() >= 2:
+                    aliases[name] = (base, val)
+                    continue
                 pattern = re.compile(rf"^\s*{re.escape(name)}\s*(:[^=]*)?=[^=]")
                 line = next((first_line + i for i, text in enumerate(lines[first_line - 1:]) if pattern.match(text)),
                             first_line)
                 raise UnsupportedError(
                     f"`{name}` is a view of another tensor made in the host code (shape {list(val.shape)}); expected "
                     "the device loops to index the kernel's arguments and the tensors it creates "
-                    "(torch.empty…) directly: views made on the host are not supported yet", at(line))
+                    "(torch.empty…) directly, or a contiguous reshape of an argument to 2 or more dimensions: "
+                    "other views made on the host are not supported yet", at(line))
+    return aliases
 
 
 def _origin_value(origin: object, values: dict) -> object:

@@ -101,8 +101,13 @@ class KernelLowering(AccessLowering, ComputeLowering):
                   + [branch.graph for branch in self.k.branches.values()])
         names = [n.args[0] for g in graphs for n in g.nodes if target_name(n) == "_host_tensor"]
         for name in self.k.param_names:
-            if name in names:
-                used[name] = self.k.host_tensors[name]
+            views = [v for v, base in self.k.aliases.items() if base == name and v in names]
+            if len(views) + (name in names) > 1:
+                raise UnsupportedError(
+                    f"argument `{name}` is read both directly and as a host-side reshape ({', '.join(views)}); "
+                    "expected one of them", self.k.line_location(_def_line(self.k)))
+            for key in ([name] if name in names else views):  # a reshape takes its argument's place
+                used[key] = self.k.host_tensors[key]
         for g in graphs:
             for n in g.nodes:
                 if target_name(n) == "_host_tensor" and n.args[0] not in used:

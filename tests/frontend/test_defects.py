@@ -80,7 +80,7 @@ def test_an_unknown_scalar_operand_is_a_located_refusal(monkeypatch):
 
 
 def test_host_view_of_an_argument_is_a_located_refusal(tmp_path):
-    """`x_2d = x.reshape(…)` in the host code: a view, not a tensor of its own (was an internal error)."""
+    """`x_t = x.t()` in the host code: a strided view, not a tensor of its own (was an internal error)."""
     import loom
     from loom.errors import UnsupportedError
 
@@ -91,17 +91,17 @@ import helion.language as hl
 
 
 @helion.kernel(static_shapes=True)
-def flat_copy(x: torch.Tensor) -> torch.Tensor:
-    b, m, n = x.size()
-    x_2d = x.reshape([b * m, n])
-    out = torch.empty([b * m, n], dtype=x.dtype, device=x.device)
-    for tile_m, tile_n in hl.tile([b * m, n]):
-        out[tile_m, tile_n] = x_2d[tile_m, tile_n]
+def transposed_copy(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    x_t = x.t()
+    out = torch.empty([n, m], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([n, m]):
+        out[tile_m, tile_n] = x_t[tile_m, tile_n]
     return out
 
 
 def inputs():
-    return (torch.randn(2, 64, 64),)
+    return (torch.randn(64, 128),)
 ''')
     source = load_kernel_file(path)
     with pytest.raises(UnsupportedError, match="view of another tensor") as info:

@@ -18,7 +18,7 @@ from tests.conftest import EXAMPLES
 KERNELS = Path(__file__).parent / "idiom_kernels"
 
 
-@pytest.mark.parametrize("name", ["dot_acc", "addmm_residual"])
+@pytest.mark.parametrize("name", ["dot_acc", "addmm_residual", "host_reshape"])
 def test_idiom_compiles_and_matches_torch(name):
     source = load_kernel_file(KERNELS / f"{name}.py")
     compilation = compile_kernel(source.kernel, source.example_args(meta=True), "wormhole_n150",
