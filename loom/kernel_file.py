@@ -10,8 +10,10 @@ A kernel file is an ordinary Python module with
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import inspect
-import runpy
+import re
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,13 +68,15 @@ def load_kernel_file(path: str | Path) -> KernelFile:
     if not path.is_file():
         raise KernelFileError(f"kernel file {path} does not exist")
     try:
-        namespace = runpy.run_path(str(path), run_name=f"loom_kernel_{path.stem}")
+        namespace = _run_module(path)
     except SyntaxError as err:
         raise KernelFileError(f"syntax error: {err.msg}", SourceLocation(str(path), err.lineno or 1)) from err
     except Exception as err:  # noqa: BLE001 - the module body is the user's code: say where it failed
         raise KernelFileError(f"running the kernel file raised {type(err).__name__}: {err}",
                               _user_frame(err, path)) from err
-    kernels = [v for v in namespace.values() if type(v).__name__ == "Kernel" and hasattr(v, "bind")]
+    # One kernel may have several names (`geglu = _geglu`): count objects, not names.
+    kernels = list({id(v): v for v in namespace.values() if type(v).__name__ == "Kernel" and hasattr(v, "bind")}
+                   .values())
     if len(kernels) != 1:
         kernels.sort(key=lambda k: k.fn.__code__.co_firstlineno)
         found = ", ".join(f"{k.fn.__name__} (line {k.fn.__code__.co_firstlineno})" for k in kernels) or "none"
@@ -87,6 +91,21 @@ def load_kernel_file(path: str | Path) -> KernelFile:
         )
     reference = namespace.get("reference")
     return KernelFile(str(path), kernels[0], inputs, reference if callable(reference) else None)
+
+
+def _run_module(path: Path) -> dict:
+    """Run the kernel file as a module registered in `sys.modules`, so that code looking a function's globals
+    up by its module name (Helion resolves a kernel's module-level constants and helpers that way) finds them."""
+    name = "loom_kernel_" + re.sub(r"\W", "_", path.stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return vars(module)
 
 
 def _user_frame(err: BaseException, path: str | Path) -> SourceLocation:

@@ -3,7 +3,9 @@ checking its numbers against the kernel file's torch reference)."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -13,7 +15,7 @@ from loom.arch import Arch
 from loom.backend.placement import place_row_major
 from loom.backend.program import Program, ProgramError
 from loom.backend.split import build_program
-from loom.errors import InternalError, LoomError
+from loom.errors import InternalError, LoomError, SourceLocation, UnsupportedError
 from loom.pipeline import Compilation, run_stage
 from loom.sim import DeadlockError, SimResult, simulate
 
@@ -51,6 +53,14 @@ def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
     out = {}
     for tensor, array in zip(tensors, arrays):
         data = array.detach().float().numpy()
+        if data.ndim != len(tensor.shape):  # an argument the host code reshaped (`x.reshape(b * m, k)`)
+            if data.size == int(np.prod(tensor.shape)):
+                data = data.reshape(tensor.shape)
+            elif len(tensor.shape) == 2:
+                data = data.reshape(-1, data.shape[-1])  # leading dims merged; the last padded below
+            if data.ndim != len(tensor.shape) or any(d > s for d, s in zip(data.shape, tensor.shape)):
+                raise UnsupportedError(f"argument '{tensor.name}' of shape {list(array.shape)} does not fit the "
+                                       f"program's {list(tensor.shape)}; expected a reshape keeping the last dimension")
         out[tensor.name] = np.pad(data, [(0, s - d) for s, d in zip(tensor.shape, data.shape)])
     return out
 
@@ -95,10 +105,59 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
         raise InternalError(stage, err) from err
     check = None
     if check_numbers:
-        expected = reference(*args)
-        (output,) = [t for t in program.tensors if t.kind == "output"]
-        ref = expected.detach().float().numpy()
-        got = sim.outputs[output.name][tuple(slice(0, s) for s in ref.shape)]
-        check = Check(output.name, float(np.abs(got - ref).max()), float(np.abs(ref).max()),
-                      tolerance(ref, expected.dtype))
+        check = _check(program, sim, reference, args)
     return RunResult(compilation, program, sim, check)
+
+
+def _check(program: Program, sim, reference, args: tuple) -> Check:
+    """Compare every output tensor with the reference's (one tensor, or a tuple with one per output, paired
+    by shape and then in order); the worst of them, relative to its tolerance, is the result."""
+    outputs = [t for t in program.tensors if t.kind == "output"]
+    expected = reference(*args)
+    refs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    refs = [r for r in refs if isinstance(r, torch.Tensor)]
+    if len(refs) != len(outputs):
+        raise UnsupportedError(
+            f"the kernel writes {len(outputs)} tensor(s) ({', '.join(t.name for t in outputs)}) but reference() "
+            f"returns {len(refs)}; expected one reference tensor per output", _def_location(reference))
+    unused = list(range(len(refs)))
+    checks = []
+    for output in outputs:
+        pick = next((i for i in unused if tuple(refs[i].shape) == tuple(output.shape)), None)
+        pick = pick if pick is not None else next((i for i in unused if _fits(refs[i], output)), unused[0])
+        unused.remove(pick)
+        expected_tensor = refs[pick]
+        ref = expected_tensor.detach().float().numpy()
+        data = sim.outputs[output.name]
+        if data.ndim == ref.ndim:
+            got = data[tuple(slice(0, s) for s in ref.shape)]
+        else:  # a host-side reshape of the output (`out.view(b, m, n)`): same elements, other shape
+            got = _reshaped(data, ref, output.name)
+        checks.append(Check(output.name, float(np.abs(got - ref).max()), float(np.abs(ref).max()),
+                            tolerance(ref, expected_tensor.dtype)))
+    return max(checks, key=lambda c: c.max_abs_error / max(c.tolerance, 1e-30))
+
+
+def _fits(ref: torch.Tensor, output) -> bool:
+    return ref.dim() == len(output.shape) and all(r <= s for r, s in zip(ref.shape, output.shape))
+
+
+def _reshaped(data: np.ndarray, ref: np.ndarray, name: str) -> np.ndarray:
+    """A 2-D output the host code returns reshaped (`out_2d.view(b, m, n)`): its rows, unpadded, in the
+    reference's shape (the last dimension kept)."""
+    cols = ref.shape[-1] if ref.ndim else 1
+    rows = ref.size // cols if cols else 0
+    if data.ndim != 2 or cols > data.shape[1] or rows > data.shape[0]:
+        raise UnsupportedError(f"output '{name}' of shape {list(data.shape)} cannot be compared with a reference "
+                               f"of shape {list(ref.shape)}; expected the same shape, or a 2-D output the host "
+                               "reshapes keeping its last dimension")
+    return data[:rows, :cols].reshape(ref.shape)
+
+
+def _def_location(fn) -> SourceLocation | None:
+    try:
+        path, line = inspect.getsourcefile(fn), fn.__code__.co_firstlineno
+    except (TypeError, AttributeError):
+        return None
+    lines = Path(path).read_text().splitlines() if path and Path(path).is_file() else []
+    return SourceLocation(str(path), line, lines[line - 1] if 0 < line <= len(lines) else "")

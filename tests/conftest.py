@@ -12,6 +12,13 @@ EXAMPLES = ROOT / "examples"
 GOLDEN = ROOT / "tests" / "golden"
 ARCH_DIR_FOR_TESTS = ROOT / "loom" / "archs"
 KERNELS = ("matmul", "flash_attention", "flash_decode")
+# Issue 17's own examples that Loom compiles (the rest wait in examples/pending/), with small test shapes
+# and whether Helion's CPU interpreter runs them (torch.addmm of bf16 into fp32 does not: no aten::mm.dtype).
+ISSUE17_EXAMPLES = {
+    "softmax": ({"M": 64, "N": 256}, True),
+    "bmm": ({"B": 2, "M": 64, "N": 64, "K": 64}, False),
+    "broadcast_matmul": ({"B": 2, "M": 64, "N": 64, "K": 64}, False),
+}
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {
     "matmul": {"M": 256, "N": 128, "K": 64},

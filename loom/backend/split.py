@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import prod
+from pathlib import Path
 
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
@@ -245,9 +246,11 @@ class ProgramBuilder:
         for arg in fn.body.block.args:
             shape = list(arg.type.get_shape())
             if len(shape) < 2:
-                raise UnsupportedError(
+                first_access = next((use.operation for use in arg.uses), None)
+                raise _located(UnsupportedError(
                     f"tensor '{arg.name_hint}' has rank {len(shape)}; the per-core backends lay global tensors "
-                    "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)")
+                    "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)"),
+                    first_access, self.module)
             shape[-2:] = [_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile)]
             tensors.append(P.Tensor(arg.name_hint, tuple(shape), dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input"))
@@ -396,7 +399,10 @@ class ProgramBuilder:
             self.copy(op, roles, env, coord)
             return
         if isinstance(op, (MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp)):
-            roles.compute.append(self.compute(op))
+            try:
+                roles.compute.append(self.compute(op))
+            except UnsupportedError as err:
+                raise _located(err, op, self.module) from None
             return
         # index arithmetic, subviews, storage declarations: nothing to run
 
@@ -527,3 +533,17 @@ def build_program(concrete: ModuleOp, ranked, arch: Arch) -> P.Program:
     knobs = {k: v for k, v in ranked.values.items() if k in problem.knobs}
     builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs, ranked.model.knobs, arch)
     return builder.build()
+
+
+def _located(err: UnsupportedError, op: Operation | None, module: ModuleOp) -> UnsupportedError:
+    """`err` at the user's line of `op` (its `loom.loc`), when it has no location yet."""
+    if err.location is not None or op is None or "loom.loc" not in op.attributes:
+        return err
+    fn = next((o for o in module.walk() if isinstance(o, func.FuncOp)), None)
+    source = fn.attributes["loom.source"].data if fn is not None and "loom.source" in fn.attributes else ""
+    name, _, line = op.attributes["loom.loc"].data.rpartition(":")
+    path = source if Path(source).name == name else name
+    lines = Path(path).read_text().splitlines() if Path(path).is_file() else []
+    number = int(line) if line.isdigit() else 0
+    code = lines[number - 1] if 0 < number <= len(lines) else ""
+    return type(err)(err.message, SourceLocation(path, number, code))

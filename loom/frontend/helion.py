@@ -54,6 +54,9 @@ class TracedKernel:
     blocks: dict[int, BlockInfo]
     host_tensors: dict[str, torch.Tensor] = field(default_factory=dict)
     param_names: list[str] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)  # `x_2d = x.reshape(…)` in the host code -> "x"
+    scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
+    branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
 
     def location(self, node: torch.fx.Node | None) -> SourceLocation | None:
         """The user's source line of an FX node (Helion records `file:line` on every node)."""
@@ -111,9 +114,10 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
     settings = getattr(kernel, "settings", None)
     if getattr(settings, "static_shapes", True) is False:
-        raise UnsupportedError(
-            f"kernel '{fn.__name__}' is declared with static_shapes=False; Loom compiles for static sizes: "
-            "expected @helion.kernel(static_shapes=True)", at(first_line))
+        # Loom compiles for the example's sizes: bind a copy of the kernel with static shapes, and say so
+        kernel = _with_static_shapes(kernel)
+        sys.stderr.write(f"note: kernel '{fn.__name__}' is declared with static_shapes=False; Loom compiles it "
+                         "for the sizes of the example arguments\n")
     params = list(inspect.signature(fn).parameters)
     try:
         inspect.signature(fn).bind(*args)
@@ -131,7 +135,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     warnings = io.StringIO()
     try:
         with contextlib.redirect_stderr(warnings):  # Helion prints warnings; keep them unless it refuses
-            bound = kernel.bind(args)
+            bound = _bind(kernel, args)
             device_ir = bound.host_function.device_ir
     except helion_exc.Base as err:
         message = str(err).split("\nWhile processing:")[0].strip()
@@ -139,6 +143,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             f"Helion rejected the kernel: {message}", _helion_error_location(err, source_file, source_lines)
         ) from err
     sys.stderr.write(warnings.getvalue())
+    for graph_info in device_ir.graphs:
+        _restore_shared_operands(graph_info.graph)
 
     if not device_ir.grid_block_ids or not device_ir.root_ids:
         raise UnsupportedError(
@@ -164,6 +170,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         blocks[info.block_id] = BlockInfo(info.block_id, label, extent, fixed, info.symbol())
 
     loops = {}
+    branches = {}
     root = None
     for graph_id, graph_info in enumerate(device_ir.graphs):
         kind = type(graph_info).__name__
@@ -171,6 +178,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             loops[graph_id] = LoopGraph(graph_info.graph, list(graph_info.block_ids))
         elif kind == "RootGraphInfo":
             root = graph_info.graph
+        elif kind in ("IfGraphInfo", "ElseGraphInfo"):
+            branches[graph_id] = graph_info  # folded when the condition is known at compile time
         elif kind == "ReductionLoopGraphInfo":
             node = _first_reduction(graph_info.graph)
             raise UnsupportedError(
@@ -184,6 +193,17 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                    _node_location(node, source_file, source_lines) or at(def_line))
 
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
+    aliases = _host_views(device_ir, host_tensors, dict(zip(params, bound.fake_args)), source_lines, first_line, at)
+    host_tensors.update({view: val for view, (_, val) in aliases.items()})
+    call = inspect.signature(fn).bind(*args)
+    call.apply_defaults()
+    values = {**fn.__globals__, **call.arguments}
+    scalars = {}  # a scalar argument (`eps`) or module constant is a symbol in the Device IR: its value is known
+    values.setdefault("_source_module", sys.modules.get(fn.__module__))  # how Helion names the module's globals
+    for expr, origin in bound.host_function.expr_to_origin.items():
+        value = _origin_value(origin.origin, values)
+        if isinstance(value, (int, float)):  # bools too: the conditions of branches folded at compile time
+            scalars[str(expr)] = value
     return TracedKernel(
         name=fn.__name__,
         source_file=source_file,
@@ -195,7 +215,105 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         blocks=blocks,
         host_tensors=host_tensors,
         param_names=params,
+        scalars=scalars,
+        branches=branches,
+        aliases={view: base for view, (base, _) in aliases.items()},
     )
+
+
+_MISSING = object()
+
+
+def _with_static_shapes(kernel):
+    """The same kernel with `static_shapes=True` (its configs and other settings kept)."""
+    import copy
+
+    import helion
+
+    settings = copy.copy(kernel.settings)
+    settings.static_shapes = True
+    return helion.Kernel(kernel.fn, configs=kernel.configs, settings=settings)
+
+
+def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first_line: int, at) -> dict:
+    """Tensors the device code reads that the host code made as views of others (`x_2d = x.reshape(…)`).
+    A contiguous reshape of a contiguous argument is the argument's memory seen with another shape: it is
+    returned as {view: (argument, its fake tensor)}. Any other view is refused at the line that makes it."""
+    aliases = {}
+    for graph_info in device_ir.graphs:
+        for node in graph_info.graph.nodes:
+            if _target_name(node) != "_host_tensor" or node.args[0] in arguments:
+                continue
+            val = node.meta.get("val")
+            if isinstance(val, torch.Tensor) and val._is_view():
+                name = node.args[0]
+                base = next((param for param, fake in fakes.items() if val._base is fake), None)
+                if base is not None and val.is_contiguous() and val._base.is_contiguous() and val.dim() >= 2:
+                    aliases[name] = (base, val)
+                    continue
+                pattern = re.compile(rf"^\s*{re.escape(name)}\s*(:[^=]*)?=[^=]")
+                line = next((first_line + i for i, text in enumerate(lines[first_line - 1:]) if pattern.match(text)),
+                            first_line)
+                raise UnsupportedError(
+                    f"`{name}` is a view of another tensor made in the host code (shape {list(val.shape)}); expected "
+                    "the device loops to index the kernel's arguments and the tensors it creates "
+                    "(torch.empty…) directly, or a contiguous reshape of an argument to 2 or more dimensions: "
+                    "other views made on the host are not supported yet", at(line))
+    return aliases
+
+
+def _origin_value(origin: object, values: dict) -> object:
+    """The Python value a Helion symbol origin names: an argument or global (`eps`), or an attribute of
+    one (`module.CONSTANT`); _MISSING when it names something else (a block size, a tensor's size)."""
+    kind = type(origin).__name__
+    if kind == "AttributeOrigin":
+        base = _origin_value(origin.value, values)
+        return _MISSING if base is _MISSING else getattr(base, origin.key, _MISSING)
+    name = getattr(origin, "name", None)
+    return values.get(name, _MISSING) if isinstance(name, str) else _MISSING
+
+
+_REAL_BYTES = 1 << 28  # real stand-ins up to this size are allocated; larger ones are broadcast views
+
+
+def _bind(kernel, args: tuple):
+    """`kernel.bind(args)`; if the arguments are meta tensors and Helion fails on them (some of its
+    decompositions, e.g. `x > 0`, run real kernels while binding), bind again on CPU tensors of the same
+    shapes and dtypes. Only shapes and dtypes reach the Device IR, so the values do not matter."""
+    from helion import exc as helion_exc
+
+    if not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
+        return kernel.bind(args)
+    try:
+        return kernel.bind(args)
+    except (helion_exc.Base, NotImplementedError, RuntimeError):
+        return kernel.bind(tuple(_real_stand_in(a) for a in args))
+
+
+def _real_stand_in(arg: object) -> object:
+    if not isinstance(arg, torch.Tensor) or not arg.is_meta:
+        return arg
+    if arg.numel() * arg.element_size() <= _REAL_BYTES:
+        return torch.zeros(arg.shape, dtype=arg.dtype)
+    return torch.zeros((), dtype=arg.dtype).expand(arg.shape)  # no storage: a view of one element
+
+
+def _restore_shared_operands(graph: torch.fx.Graph) -> None:
+    """Helion's inductor lowering passes each input buffer once: in `x * x` it replaces the second `x`
+    by None (`strip_unused_inputs`). Put it back where the op's schema needs a tensor and the node has
+    exactly one other tensor operand, so that the graph reads as the source did."""
+    for node in graph.nodes:
+        schema = getattr(node.target, "_schema", None)
+        if node.op != "call_function" or schema is None or None not in node.args:
+            continue
+        operands = list(dict.fromkeys(a for a in node.args if isinstance(a, torch.fx.Node)))
+        if len(operands) != 1:
+            continue
+        args = list(node.args)
+        for i, (arg, formal) in enumerate(zip(args, schema.arguments)):
+            if arg is None and isinstance(formal.type, torch.TensorType):
+                args[i] = operands[0]
+        node.args = tuple(args)
 
 
 def _def_line(lines: list[str], first_line: int) -> int:

@@ -14,6 +14,7 @@ Every op the user wrote carries `loom.loc = "file.py:LINE"`.
 from __future__ import annotations
 
 import math
+import operator
 import os
 
 import torch
@@ -47,6 +48,12 @@ from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
 
 _IDENTITY = {"_mask_to", "_new_var"}  # masking is a no-op while tiles divide their dimensions
+_ACCUMULATING_MATMULS = {"aten.addmm.default", "aten.baddbmm.default", "dot"}
+_SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
+               "ge": operator.ge, "and_": operator.and_, "or_": operator.or_, "not_": operator.not_,
+               "add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+               "neg": operator.neg}
+_NOT_TAKEN = object()  # the value a folded `if` gives the branch it did not take
 
 
 class KernelLowering(AccessLowering, ComputeLowering):
@@ -90,11 +97,17 @@ class KernelLowering(AccessLowering, ComputeLowering):
     def _global_tensors(self) -> dict[str, torch.Tensor]:
         """Kernel arguments first (in signature order), then tensors the host code creates (outputs)."""
         used: dict[str, torch.Tensor] = {}
-        graphs = [self.k.root] + [loop.graph for loop in self.k.loops.values()]
+        graphs = ([self.k.root] + [loop.graph for loop in self.k.loops.values()]
+                  + [branch.graph for branch in self.k.branches.values()])
         names = [n.args[0] for g in graphs for n in g.nodes if target_name(n) == "_host_tensor"]
         for name in self.k.param_names:
-            if name in names:
-                used[name] = self.k.host_tensors[name]
+            views = [v for v, base in self.k.aliases.items() if base == name and v in names]
+            if len(views) + (name in names) > 1:
+                raise UnsupportedError(
+                    f"argument `{name}` is read both directly and as a host-side reshape ({', '.join(views)}); "
+                    "expected one of them", self.k.line_location(_def_line(self.k)))
+            for key in ([name] if name in names else views):  # a reshape takes its argument's place
+                used[key] = self.k.host_tensors[key]
         for g in graphs:
             for n in g.nodes:
                 if target_name(n) == "_host_tensor" and n.args[0] not in used:
@@ -157,7 +170,11 @@ class KernelLowering(AccessLowering, ComputeLowering):
         block = self.sym_of.get(expr)
         if block is None:
             raise UnsupportedError(f"a tile dimension of size {expr} is not a block size of the kernel")
-        return block.fixed if block.fixed is not None else block
+        if block.fixed is not None:
+            return block.fixed
+        if block.block_id not in self.size_value:
+            return block.extent  # a block no loop tiles (`w[:, :]`, `x[tile_m, :]`): the whole dimension
+        return block
 
     def tensor_type(self, dims: list, dtype: Attribute) -> TensorType:
         return TensorType(dtype, [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims])
@@ -232,9 +249,20 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
+        if name == "_get_symnode":
+            value = _scalar_value(node.args[0], self.k.scalars)
+            if value is not None:
+                return value  # a scalar kernel argument (`eps`) or an expression of them (`1 - beta`)
         symbolic = isinstance(node.meta.get("val"), torch.SymInt)
         if name in ("_get_symnode", "aten.sym_size.int", "tile_begin") or symbolic:
             return node  # index expressions are resolved where a load or store uses them
+        if getattr(node.target, "__module__", None) == "_operator" and name in _SCALAR_OPS:
+            values = [env.get(a, a) if isinstance(a, torch.fx.Node) else a for a in node.args]
+            if all(isinstance(v, (int, float)) for v in values):
+                return _SCALAR_OPS[name](*values)  # arithmetic on compile-time scalars (`beta != 0.0`)
+            return node
+        if name == "_if":
+            return self.lower_if(node, env)
         if name == "load":
             return self.lower_load(node, env)
         if name == "store":
@@ -249,8 +277,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return self.lower_loop(node, env)
         if name == "getitem":
             return env[node.args[0]][node.args[1]]
-        if name == "_phi":
-            return env[node.args[1]]
+        if name == "_phi":  # after a loop: (initial value, loop result); after a folded if: one is not taken
+            lhs, rhs = env[node.args[0]], env[node.args[1]]
+            return lhs if rhs is _NOT_TAKEN else rhs
         if name == "subscript":
             return self.lower_subscript(node, env)
         if node in fused.accumulate:
@@ -262,15 +291,87 @@ class KernelLowering(AccessLowering, ComputeLowering):
             acc = Tile(self.filled(dims, element_type(out_dtype), 0.0, node), dims)
             result = self.matmul(env[node.args[0]], env[node.args[1]], acc, node)
             return result
+        if name in _ACCUMULATING_MATMULS:
+            return self.lower_accumulating_matmul(node, env)
         if name == "aten.permute.default":
             return self.lower_permute(node, env)
         if elementwise_op(name) is not None or name == "prims.convert_element_type.default":
+            for arg in node.args[:2]:
+                if isinstance(arg, torch.fx.Node) and isinstance(env.get(arg), torch.fx.Node):
+                    raise UnsupportedError(
+                        f"the scalar operand `{arg.name}` of `{name}` is not known when compiling; expected a tile, "
+                        "a number or a scalar kernel argument", self.k.location(node))
             return self.elementwise(node, env)
         if reduction_op(name) is not None:
             return self.reduction(node, env)
         if name == "getitem" or node.op != "call_function":
             raise UnsupportedError(f"unexpected FX node {node.format_node()}", self.k.location(node))
         raise UnsupportedError(f"operation `{name}` is not supported by Loom yet", self.k.location(node))
+
+    def lower_accumulating_matmul(self, node: torch.fx.Node, env: dict) -> Tile:
+        """`torch.addmm(acc, a, b)`, `torch.baddbmm(acc, a, b)` and `hl.dot(a, b, acc=acc)`: the same
+        accumulating matmul as `acc + a @ b` (the matrix engine accumulates into `acc`'s dtype)."""
+        name = target_name(node)
+        if name == "dot":
+            lhs, rhs, acc = node.args[0], node.args[1], node.args[2] if len(node.args) > 2 else node.kwargs.get("acc")
+        else:
+            acc, lhs, rhs = node.args[:3]
+            scales = {"beta": node.kwargs.get("beta", 1), "alpha": node.kwargs.get("alpha", 1)}
+            if any(v != 1 for v in scales.values()):
+                found = ", ".join(f"{k}={v}" for k, v in scales.items() if v != 1)
+                raise UnsupportedError(f"`{name}` with {found} is not supported yet; expected beta=1 and alpha=1 "
+                                       "(write the scaling as a separate multiplication)", self.k.location(node))
+        dims = [self.dim_of(s) for s in node.meta["val"].shape]
+        if len(dims) != 2:
+            raise UnsupportedError(
+                f"`{name}` on {len(dims)}-D tiles is not supported yet; expected 2-D tiles (index the batch "
+                "dimension with a tile of block size 1: `a[b.begin, tile_m, tile_k]`)", self.k.location(node))
+        if acc is None:  # hl.dot without acc: a product into its result dtype
+            acc_tile = Tile(self.filled(dims, element_type(node.meta["val"].dtype), 0.0, node), dims)
+        else:
+            acc_tile = env[acc]
+            if node.meta["val"].dtype != acc.meta["val"].dtype:
+                raise UnsupportedError(
+                    f"`{name}` returns {node.meta['val'].dtype} but accumulates into {acc.meta['val'].dtype}; "
+                    "expected the result in the accumulator's dtype", self.k.location(node))
+        return self.matmul(env[lhs], env[rhs], acc_tile, node)
+
+    def lower_if(self, node: torch.fx.Node, env: dict) -> list:
+        """`if`/`else` on a condition known at compile time (a kernel argument, a constant): only the branch
+        taken is lowered. Helion's `_if` yields the if branch's value of every variable the branches assign,
+        then the else branch's; the values of the branch not taken are _NOT_TAKEN, which the `_phi` drops."""
+        test, if_id, else_id, if_args, else_args = node.args
+        info = self.k.branches.get(if_id)
+        taken = env.get(test, test) if isinstance(test, torch.fx.Node) else test
+        if info is None or getattr(info, "predicate_is_tensor", False) or not isinstance(taken, (bool, int, float)):
+            raise UnsupportedError(
+                "a branch on a value known only when the kernel runs is not supported; expected `if` conditions "
+                "on kernel arguments or constants (folded when compiling)", self.k.location(node))
+        branch = 0 if taken else 1
+        graph_id, args = (if_id, if_args) if branch == 0 else (else_id, else_args)
+        outputs = []
+        if graph_id is not None and graph_id in self.k.branches:
+            graph = self.k.branches[graph_id].graph
+            placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+            inner = {ph: env[a] if isinstance(a, torch.fx.Node) else a for ph, a in zip(placeholders, args)}
+            outputs = self.lower_graph(graph, inner)
+        outer = {**dict(zip(info.else_arg_names or [], else_args)), **dict(zip(info.if_arg_names or [], if_args))}
+        values = []
+        entries = info.branches_outputs or []
+        for side in (0, 1):  # the if branch's values of every variable, then the else branch's
+            for entry in entries:
+                source = entry[side]
+                if side != branch:
+                    values.append(_NOT_TAKEN)
+                elif isinstance(source, int):
+                    values.append(outputs[source])
+                elif source in outer:
+                    values.append(env[outer[source]] if isinstance(outer[source], torch.fx.Node) else outer[source])
+                else:
+                    raise UnsupportedError(f"the branch leaves `{source}` undefined on one side; expected every "
+                                           "variable the branches assign to have a value on both",
+                                           self.k.location(node))
+        return values
 
     # ------------------------------------------------------------- memory ops
     def lower_loop(self, node: torch.fx.Node, env: dict) -> list:
@@ -326,6 +427,27 @@ class KernelLowering(AccessLowering, ComputeLowering):
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
+
+
+def _scalar_value(expr: object, scalars: dict) -> object:
+    """The number a Helion symbol or sympy expression of symbols stands for, when every symbol is a
+    compile-time scalar (`zuf0` for `beta`, `1 - zuf0`); None otherwise (block sizes, sizes)."""
+    if str(expr) in scalars:
+        return scalars[str(expr)]
+    if isinstance(expr, str):  # Helion names a symbolic expression by its text
+        import sympy
+
+        try:
+            expr = sympy.sympify(expr)
+        except (sympy.SympifyError, TypeError, SyntaxError):
+            return None
+    free = getattr(expr, "free_symbols", None)
+    if not free or not all(str(s) in scalars for s in free):
+        return None
+    value = expr.subs({s: scalars[str(s)] for s in free})
+    if getattr(value, "is_Boolean", False):
+        return bool(value)
+    return int(value) if value.is_Integer else float(value) if value.is_Number else None
 
 
 def _value_name(node: torch.fx.Node, env: dict) -> str:

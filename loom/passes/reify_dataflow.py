@@ -30,7 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects import affine, func, memref, scf, tensor
 from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, MatmulOp, TransposeOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
@@ -148,7 +148,8 @@ class _Reifier:
                 if yielded is arg:
                     continue
                 if (producer is not None and producer.parent_block() is body and order[producer] >= last_use
-                        and isinstance(producer, _LINALG) and yielded not in self.vb):
+                        and isinstance(producer, _LINALG) and yielded not in self.vb
+                        and _may_update_in_place(producer, arg)):
                     self.vb[yielded] = buf
                     self.direct_yield[yielded] = arg
                 else:
@@ -241,6 +242,11 @@ class _Reifier:
         if reads_init and self.vb.get(init) is buf:
             # in-place update of a loop-carried buffer: the old value is consumed, the slot rewritten
             self.release(init, b)
+        for value in op.inputs:
+            if value is not init and self.vb.get(value) is buf:
+                # `row = row + s`: an elementwise update reading the carried value at its last use, at the
+                # index it writes (plan_loops checked): the same in-place update
+                self.release(value, b)
         view = b.insert(VbReserveOp(buf)).view
         if reads_init and self.vb.get(init) is not buf:
             b.insert(LinalgCopyOp([self.view[init]], [view], res=[]))
@@ -278,6 +284,19 @@ class _Reifier:
             self.release(value, b)
         b.insert(scf.YieldOp())
 
+
+
+def _may_update_in_place(producer: Operation, arg: SSAValue) -> bool:
+    """Whether `producer` may write the loop-carried buffer of `arg` while reading `arg`: as its
+    destination (`acc` of a matmul), or as an elementwise input read at the index it writes."""
+    inputs = list(producer.inputs)
+    if arg not in inputs:
+        return True
+    if not isinstance(producer, GenericOp):
+        return False
+    maps = [m.data for m in producer.indexing_maps]
+    parallel = all(t.data == IteratorType.PARALLEL for t in producer.iterator_types)
+    return parallel and all(maps[i] == maps[-1] for i, v in enumerate(inputs) if v is arg)
 
 
 def _tile_values(block: Block):
