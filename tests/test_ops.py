@@ -140,3 +140,15 @@ def test_model_and_simulator_price_every_op_within_5_percent(arch):
         for stages in table:
             simulated, modelled = _simulated(stages), _modelled(target, stages)
             assert math.isclose(modelled, simulated, rel_tol=0.05), (rows, cols, stages, modelled, simulated)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("expression", ["a + 1.5", "2.0 - a", "a - 0.25", "a / 4.0", "a * 3.0"])
+def test_a_binary_op_with_a_constant_operand_runs_and_matches_torch(tmp_path, expression, arch):
+    path = tmp_path / "scalar.py"
+    path.write_text(_KERNEL.format(expression=expression))
+    source = load_kernel_file(path)
+    args = source.example_args({"M": 64, "N": 64})
+    compilation = compile_kernel(source.kernel, args, arch, block_sizes={"tile_m": 32, "tile_n": 64})
+    outcome = run(compilation, args, reference=source.reference)
+    assert outcome.check.ok, outcome.check

@@ -369,6 +369,18 @@ class Binary:
 
 
 @dataclass(frozen=True)
+class Scalar:
+    """`dst = op(a, value)` for a binary op of `loom.ops` with a constant operand (`reverse`: the
+    constant comes first, `op(value, a)`)."""
+
+    op: BinaryOp
+    a: Ref
+    dst: Ref
+    value: float
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
 class Unary:
     """`dst = op(src) * scale` for an op of `loom.ops` (`scale` is the identity, so it only multiplies;
     "copy" converts to dst's dtype)."""
@@ -399,8 +411,8 @@ class Copy:
 
 Instr = (Loop | CbReserve | CbPush | CbWait | CbPop | DramRead
          | DramWrite | Write | Multicast | RemoteRead | Barrier | SemWait
-         | SemSet | SemInc | Fill | Matmul | Transpose | Binary | Unary | Reduce | Copy)
-COMPUTE_OPS = (Fill, Matmul, Transpose, Binary, Unary, Reduce, Copy)
+         | SemSet | SemInc | Fill | Matmul | Transpose | Binary | Scalar | Unary | Reduce | Copy)
+COMPUTE_OPS = (Fill, Matmul, Transpose, Binary, Scalar, Unary, Reduce, Copy)
 MOVE_OPS = (DramRead, DramWrite, Write, Multicast, RemoteRead, Barrier, SemWait, SemSet, SemInc)
 CB_OPS = (CbReserve, CbPush, CbWait, CbPop)
 ROLES = ("reader", "compute", "writer")

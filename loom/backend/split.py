@@ -497,13 +497,13 @@ class ProgramBuilder:
             return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
         if entry.form == "unary":
             return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
-        scalar = [o for o in body[0].operands if not isinstance(o, BlockArgument)]
-        if scalar and entry.name == "mul":
-            return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=float(scalar[0].owner.value.value.data))
-        if len(op.inputs) != 2:
-            raise UnsupportedError(f"`{entry.name}` with a constant operand has no per-core form yet; expected "
-                                   "two tile operands (a constant is supported only as a multiplier)",
-                                   self.location(op))
+        constant = [o for o in body[0].operands if not isinstance(o, BlockArgument)]
+        if constant:
+            value = float(constant[0].owner.value.value.data)
+            if entry.name == "mul":
+                return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=value)
+            reverse = not isinstance(body[0].operands[0], BlockArgument)  # `c - x`: the constant first
+            return P.Scalar(entry.name, ref(op.inputs[0]), ref(out), value, reverse)
         maps = [m.data for m in op.indexing_maps]
         if maps[0] != maps[2]:
             raise UnsupportedError("an elementwise op broadcasting its first operand is not supported",

@@ -73,6 +73,8 @@ def _io(ins: Any) -> tuple[list[P.Ref], P.Ref, bool]:
         return [ins.a, ins.b], ins.acc, ins.accumulate
     if isinstance(ins, P.Binary):
         return [ins.a, ins.b], ins.dst, False
+    if isinstance(ins, P.Scalar):
+        return [ins.a], ins.dst, False
     if isinstance(ins, (P.Transpose, P.Unary, P.Reduce, P.Copy)):
         return [ins.src], ins.dst, False
     raise UnsupportedError(f"{type(ins).__name__} is no compute op")
@@ -444,6 +446,10 @@ class ComputeLowering:
                         "broadcast dimension")
                 b = f"ttl.block.broadcast({b}, dims={dims}, shape={self.shape(ins.dst.name)})"
             return self.template("binary", ins.op).format(a=a, b=b)
+        if isinstance(ins, P.Scalar):
+            a, c = v(ins.a.name), f"ttl.block.fill({_float(ins.value)}, shape={self.shape(ins.a.name)})"
+            return self.template("binary", ins.op).format(a=c, b=a) if ins.reverse else \
+                self.template("binary", ins.op).format(a=a, b=c)
         if isinstance(ins, P.Unary):
             expr = self.template("unary", ins.op).format(a=v(ins.src.name))
             if ins.scale != 1.0:

@@ -39,6 +39,7 @@ from loom.backend.program import (
     Reduce,
     Ref,
     RemoteRead,
+    Scalar,
     SemInc,
     SemSet,
     SemWait,
@@ -233,7 +234,7 @@ class _Ctx:
         if want != found:
             self.fail(ins, f"expected {what} of {want[0]}x{want[1]} tiles, found {found[0]}x{found[1]}")
 
-    def known_op(self, ins: Unary | Binary | Reduce, form: str) -> None:
+    def known_op(self, ins: Unary | Binary | Scalar | Reduce, form: str) -> None:
         """The op must be in the op table, and `arch` must price it."""
         try:
             op = ops.lookup(form, ins.op)
@@ -266,6 +267,9 @@ class _Ctx:
             if isinstance(ins, Unary):
                 self.known_op(ins, "unary")
             self.same(ins, "dst", self.shape(ins, ins.src), self.shape(ins, ins.dst))
+        elif isinstance(ins, Scalar):
+            self.known_op(ins, "binary")
+            self.same(ins, "dst", self.shape(ins, ins.a), self.shape(ins, ins.dst))
         elif isinstance(ins, Binary):
             self.known_op(ins, "binary")
             a = self.shape(ins, ins.a)

@@ -22,6 +22,7 @@ from loom.backend.program import (
     ProgramError,
     Reduce,
     Ref,
+    Scalar,
     Transpose,
     Unary,
 )
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from loom.arch import Arch
 
 Shape = tuple[int, int]
-_FORM = {Binary: "binary", Unary: "unary"}
+_FORM = {Binary: "binary", Scalar: "binary", Unary: "unary"}
 
 
 def op_stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Callable[[Ref], str]) -> Stages:
@@ -51,9 +52,9 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
         fidelity = ins.fidelity or cost.default_fidelity(arch, dtype(ins.a), dtype(ins.b))
         return cost.matmul(arch, m, n, k, (dtype(ins.a), dtype(ins.b), dtype(ins.acc)), fidelity, ins.rows_valid,
                            ins.subblock)
-    if isinstance(ins, (Binary, Unary)):
+    if isinstance(ins, (Binary, Scalar, Unary)):
         r, c = shape(ins.dst)
-        srcs = (ins.a, ins.b) if isinstance(ins, Binary) else (ins.src,)
+        srcs = {Binary: lambda: (ins.a, ins.b), Scalar: lambda: (ins.a,), Unary: lambda: (ins.src,)}[type(ins)]()
         op = ops.lookup(_FORM[type(ins)], ins.op)
         return cost.eltwise(arch, op, r * c, tuple(dtype(s) for s in srcs), dtype(ins.dst))
     if isinstance(ins, Reduce):
@@ -85,6 +86,11 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
             a, b = read(ins.a), read(ins.b)
             b = {"none": b, "col": b[:, :1], "row": b[:1, :], "scalar": b[:1, :1]}[ins.bcast]
             write(ins.dst, ops.lookup("binary", ins.op).numpy(a, b).astype(np.float32))
+        elif isinstance(ins, Scalar):
+            a = read(ins.a)
+            b = np.full_like(a, np.float32(ins.value))
+            fn = ops.lookup("binary", ins.op).numpy
+            write(ins.dst, (fn(b, a) if ins.reverse else fn(a, b)).astype(np.float32))
         elif isinstance(ins, Unary):
             x = ops.lookup("unary", ins.op).numpy(read(ins.src))
             write(ins.dst, (x * np.float32(ins.scale) if ins.scale != 1.0 else x).astype(np.float32))

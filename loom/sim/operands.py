@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from loom.backend.program import Binary, Copy, Fill, Matmul, ProgramError, Reduce, Ref, Transpose, Unary
+from loom.backend.program import Binary, Copy, Fill, Matmul, ProgramError, Reduce, Ref, Scalar, Transpose, Unary
 from loom.sim.compute import apply, op_stages
 from loom.sim.data import block_to_matrix, matrix_to_block, quantize
 
@@ -28,6 +28,8 @@ def _io(ins: Any) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
         return (ins.a, ins.b), (ins.acc,)
     if isinstance(ins, Binary):
         return (ins.a, ins.b), (ins.dst,)
+    if isinstance(ins, Scalar):
+        return (ins.a,), (ins.dst,)
     if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
         return (ins.src,), (ins.dst,)
     raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
