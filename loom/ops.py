@@ -82,6 +82,9 @@ _TABLE = (
     Op("neg", "unary", "sfpu", ("mul",), np.negative, ("aten.neg.default",), arith.NegfOp, "-{a}"),
     Op("abs", "unary", "sfpu", ("abs",), np.abs, ("aten.abs.default",), mathd.AbsFOp, "ttl.math.abs({a})"),
     Op("sqrt", "unary", "sfpu", ("sqrt",), np.sqrt, ("aten.sqrt.default",), mathd.SqrtOp, "ttl.math.sqrt({a})"),
+    Op("rsqrt", "unary", "sfpu", ("rsqrt",), lambda x: np.float32(1.0) / np.sqrt(x), ("aten.rsqrt.default",),
+       mathd.RsqrtOp, "ttl.math.rsqrt({a})"),
+    Op("tanh", "unary", "sfpu", ("tanh",), np.tanh, ("aten.tanh.default",), mathd.TanhOp, "ttl.math.tanh({a})"),
     Op("recip", "unary", "sfpu", ("recip",), _recip, ("aten.reciprocal.default",), None, "ttl.math.recip({a})"),
     Op("copy", "unary", "fpu", ("copy",), lambda x: x, (), None, "{a}"),
     Op("scale", "unary", "fpu", ("mul",), lambda x: x, (), None, "{a}"),  # x times a constant: `* c`

@@ -18,6 +18,7 @@ ISSUE17_EXAMPLES = {
     "softmax": ({"M": 64, "N": 256}, True),
     "bmm": ({"B": 2, "M": 64, "N": 64, "K": 64}, False),
     "broadcast_matmul": ({"B": 2, "M": 64, "N": 64, "K": 64}, False),
+    "geglu": ({"M": 64, "N": 128}, True),
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -24,6 +24,7 @@ _EXPRESSION = {
     ("binary", "div"): "a / b", ("binary", "max"): "torch.maximum(a, b)", ("binary", "min"): "torch.minimum(a, b)",
     ("unary", "exp"): "torch.exp(a)", ("unary", "exp2"): "torch.exp2(a)", ("unary", "log"): "torch.log(a)",
     ("unary", "neg"): "-a", ("unary", "abs"): "torch.abs(a - b)", ("unary", "sqrt"): "torch.sqrt(a)",
+    ("unary", "rsqrt"): "torch.rsqrt(a)", ("unary", "tanh"): "torch.tanh(a - b)",
     ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
 }
 
