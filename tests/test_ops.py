@@ -97,8 +97,8 @@ def test_an_op_the_arch_does_not_price_is_refused_at_compile_time_with_the_line(
 
 
 def test_an_op_outside_the_table_is_refused_at_compile_time_with_the_line(tmp_path):
-    path = tmp_path / "tanh.py"
-    path.write_text(_KERNEL.format(expression="torch.tanh(a)"))
+    path = tmp_path / "sigmoid.py"
+    path.write_text(_KERNEL.format(expression="torch.sigmoid(a)"))
     source = load_kernel_file(path)
     with pytest.raises(UnsupportedError) as err:
         compile_kernel(source.kernel, source.example_args({"M": 64, "N": 64}), "wormhole_n150")
