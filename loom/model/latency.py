@@ -314,21 +314,26 @@ class LatencyModel:
 
 
 def instruction(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.Expr:
-    """The model's price of one compute instruction, its items flowing through unpack, math and
-    pack: the first item through all three threads (math's set-up overlaps the first unpacking),
-    every further item at the pace of the slowest thread, then the packer's drain. (The simulator
-    runs the threads themselves.)"""
-    unpack = stages.unpack
-    if all(isinstance(u, int) for u in unpack) and isinstance(stages.math, int):
-        slowest = max(*unpack, stages.math, stages.pack, 0)
-        start = max(stages.setup, *unpack, 0)
-    else:  # a matmul's symbolic shares: math dominates when a tile product costs at least a tile's unpack
-        start = E.maximum(stages.setup, *unpack)
-        me = arch.matrix_engine
-        dominates = min(me.cycles_per_tile.values()) >= max(arch.unpack.cycles_per_tile.values())
-        slowest = stages.math if dominates else E.maximum(*unpack, stages.math)
-    return E.add(start, stages.math, stages.pack, E.mul(E.add(stages.items, -1), slowest), stages.drain,
-                 label=label)
+    """The model's price of one compute instruction on idle threads: n items flow through unpack (u
+    each), math (m each, after a set-up s) and pack (p each), then the packer drains d. Math ends
+    at max(s + n m, u + n m, n u + m) (math-bound, or waiting on the unpacker's last item), the
+    packer at max(n p, max(s, u) + m + n p, math's end + p), plus d. (The simulator runs the three
+    threads itself; this is the model's own equation for one instruction.)"""
+    n, m, p = stages.items, stages.math, stages.pack
+    u = _largest(*stages.unpack, 0)
+    math_end = _largest(E.add(stages.setup, E.mul(n, m)), E.add(u, E.mul(n, m)), E.add(E.mul(n, u), m))
+    first = E.add(_largest(stages.setup, u), m)
+    pack_end = _largest(E.mul(n, p), E.add(first, E.mul(n, p)), E.add(math_end, p)) if p != 0 else E.add(math_end, p)
+    return E.add(pack_end, stages.drain, label=label)
+
+
+def _largest(*xs: E.Expr | int) -> E.Expr:
+    """max() of constants folded, E.maximum otherwise."""
+    if all(isinstance(x, int) for x in xs):
+        return E.Const(max(xs))
+    consts = [x for x in xs if isinstance(x, int)]
+    rest = [x for x in xs if not isinstance(x, int)]
+    return E.maximum(*rest, *([max(consts)] if consts else []))
 
 
 def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:

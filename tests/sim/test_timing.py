@@ -26,6 +26,7 @@ from loom.backend import (
     Write,
     core_range,
 )
+from loom.arch.schema import DataMover
 from loom.backend.program import Buffer, ProgramError
 from loom.sim import simulate
 from tests.sim.conftest import with_rates
@@ -109,6 +110,9 @@ def test_back_pressure_paces_the_producer_by_the_consumer(wh) -> None:
 
 @pytest.mark.parametrize("fidelity", ["LoFi", "HiFi2", "HiFi4"])
 def test_matmul_cycles_follow_fidelity_and_thin_rows(wh, fidelity: str) -> None:
+    # a cheap unpacker, so that the matrix unit paces the run (unpack-bound runs: test_tensix_threads.py)
+    wh = wh.model_copy(update={"unpack": DataMover(cycles_per_tile={d: 1 for d in wh.unpack.cycles_per_tile})})
+
     def run(rows_valid: int | None) -> float:
         g = CoreGroup(cores=((0, 0),), buffers=(Buffer("a", BF16, 2, 3), Buffer("b", BF16, 3, 4),
                                                  Buffer("c", "float32", 2, 4)),
