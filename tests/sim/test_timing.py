@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from loom.arch.schema import DataMover
 from loom.backend import (
     CB,
     Barrier,
@@ -26,7 +27,6 @@ from loom.backend import (
     Write,
     core_range,
 )
-from loom.arch.schema import DataMover
 from loom.backend.program import Buffer, ProgramError
 from loom.sim import simulate
 from tests.sim.conftest import with_rates
