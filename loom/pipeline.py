@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ class Lowering:
 
     arch: Arch
     stages: dict[str, ModuleOp] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # per stage
 
     @property
     def module(self) -> ModuleOp:
@@ -95,7 +97,9 @@ def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage
     ]
     module = None
     for name, step in steps:
+        start = time.perf_counter()
         module = run_stage(name, step, module)
+        result.seconds[name] = time.perf_counter() - start
         result.stages[name] = module
         if name == stage:
             break
@@ -147,8 +151,6 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     spent no further candidate starts, and those left are reported as "not solved: total time limit
     reached". `portable=True` keeps to schedules every backend can express (no reduction splits, no
     panels kept in L1): the TT-Lang backend's."""
-    import time
-
     from loom.errors import OptionError
 
     for option, value in (("--time-limit", time_limit_s), ("--total-time-limit", total_time_limit_s)):
@@ -173,6 +175,8 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
             seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - start
 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
+    frontend = lowering.seconds.get("frontend", 0.0)  # Helion's trace: shown apart from Loom's own stages
+    seconds.update({"frontend (stage 1)": frontend, "lower (stages 2-3)": seconds.pop("lower (stages 1-3)") - frontend})
     concrete = lowering.stages["concrete"]
     # views x orders x transfers
     candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)
