@@ -92,7 +92,8 @@ def compile_command(
     shape: str | None = typer.Option(None, "--shape", help="Sizes for inputs(), e.g. M=4096,N=4096,K=4096"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     top_k: int = typer.Option(1, "--top-k", min=1, help="Keep and report the k best candidates"),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    jobs: int | None = typer.Option(None, "--jobs", min=1, show_default="the machine's cores, at most 8",
+                                    help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
     total_time_limit: float | None = typer.Option(
         None, "--total-time-limit", help="Time limit for solving all candidates together (seconds; default none)"),
@@ -101,12 +102,15 @@ def compile_command(
     schedule: Path | None = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
     as_json: bool = typer.Option(False, "--json", help="Print the Schedule and figures as JSON"),
     dump_ir: Path | None = typer.Option(None, "--dump-ir", help="Write every stage's IR and the schedule here"),
+    exhaustive: bool = typer.Option(False, "--exhaustive",
+                                    help="Solve every candidate (default: in bound order, skipping those that "
+                                         "cannot enter the top-k; same choice)"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
     """Compile a kernel file: choose mapping, transfers, block sizes and pipeline knobs."""
     try:
         result = _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule,
-                          total_time_limit)
+                          total_time_limit, exhaustive=exhaustive)
         if dump_ir is not None:
             for path in result.dump(dump_ir):
                 err_console.print(f"wrote {path}", highlight=False)
@@ -114,9 +118,12 @@ def compile_command(
             import json
 
             data = json.loads(result.schedule.to_json())
+            counts = result.counts
             data["candidates"] = {"full_space": result.candidates.full_space,
                                   "retained": len(result.candidates.candidates),
-                                  "infeasible": sum(r.kind != "not solved" for r in result.rejected),
+                                  "solved": counts.solved if counts else 0,
+                                  "pruned_by_bound": sum(r.kind == "pruned" for r in result.rejected),
+                                  "infeasible": sum(r.kind == "infeasible" for r in result.rejected),
                                   "not_solved": sum(r.kind == "not solved" for r in result.rejected)}
             data["compile_seconds"] = {k: round(v, 4) for k, v in result.seconds.items()}
             data["ranked"] = [{"candidate": r.name, "cycles": r.cycles} for r in result.ranked]
@@ -138,7 +145,8 @@ def run_command(
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     check: bool = typer.Option(False, "--check", help="Carry data and compare with the kernel file's reference()"),
     trace: Path | None = typer.Option(None, "--trace", help="Write a Perfetto/Chrome trace (JSON) here"),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    jobs: int | None = typer.Option(None, "--jobs", min=1, show_default="the machine's cores, at most 8",
+                                    help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
     total_time_limit: float | None = typer.Option(
         None, "--total-time-limit", help="Time limit for solving all candidates together (seconds; default none)"),
@@ -261,7 +269,8 @@ def emit_command(
     arch: str = typer.Option("wormhole_n150", "--arch", help="Architecture name (see `loom archs`) or YAML path"),
     target: str = typer.Option("ttlang", "--target", help="What to emit: ttlang (one TT-Lang file)"),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write here (default: stdout)"),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    jobs: int | None = typer.Option(None, "--jobs", min=1, show_default="the machine's cores, at most 8",
+                                    help="Solve candidates in parallel processes"),
     time_limit: float = typer.Option(10.0, "--time-limit", help="CP-SAT time limit per candidate (seconds)"),
     block_sizes: str | None = typer.Option(None, "--block-sizes", help="Skip the solver: tile_m=128,…"),
     schedule: Path | None = typer.Option(None, "--schedule", help="Replay a complete schedule (JSON)"),
@@ -304,7 +313,7 @@ def _flops(result) -> float | None:
 
 
 def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_sizes, schedule,
-             total_time_limit=None, portable=False):
+             total_time_limit=None, portable=False, exhaustive=False):
     """Compile a kernel file; `portable=True` for the TT-Lang backend (no cross-core combine, no
     kept panels: TT-Lang indexes no blocks inside a CB)."""
     from loom.kernel_file import load_kernel_file, parse_shape
@@ -323,7 +332,7 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
     return compile_kernel(source.kernel, args, arch, shape=full_shape, top_k=top_k, jobs=jobs,
                           time_limit_s=time_limit, seed=seed, total_time_limit_s=total_time_limit,
                           block_sizes=parse_block_sizes(block_sizes) if block_sizes else None, schedule=replay,
-                          portable=portable)
+                          portable=portable, exhaustive=exhaustive)
 
 
 @app.command("bench")
@@ -331,7 +340,8 @@ def bench_command(
     kernel: str = typer.Argument(..., help="gemm (or matmul), flash_attention or flash_decode"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="wormhole_n150 or blackhole_p150"),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N shapes of the paper's set"),
-    jobs: int = typer.Option(1, "--jobs", min=1, help="Solve candidates in parallel processes"),
+    jobs: int | None = typer.Option(None, "--jobs", min=1, show_default="the machine's cores, at most 8",
+                                    help="Solve candidates in parallel processes"),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Where the CSV, JSON and PNGs go"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:

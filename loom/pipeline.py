@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from loom.ir.text import context, to_text
 if TYPE_CHECKING:  # the stages below are imported where they run, so that `loom.lower` stays light
     from loom.mapping.candidates import CandidateSet
     from loom.schedule import Schedule
+    from loom.solve.order import SolveCounts
     from loom.solve.select import Ranked, Rejected
 
 T = TypeVar("T")
@@ -29,6 +31,7 @@ class Lowering:
 
     arch: Arch
     stages: dict[str, ModuleOp] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # per stage
 
     @property
     def module(self) -> ModuleOp:
@@ -94,7 +97,9 @@ def lower(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", stage
     ]
     module = None
     for name, step in steps:
+        start = time.perf_counter()
         module = run_stage(name, step, module)
+        result.seconds[name] = time.perf_counter() - start
         result.stages[name] = module
         if name == stage:
             break
@@ -112,6 +117,7 @@ class Compilation:
     schedule: Schedule  # the chosen one, as a Schedule
     selected: ModuleOp
     seconds: dict[str, float] = field(default_factory=dict)
+    counts: SolveCounts | None = None  # how stage 6 dealt with the candidates (None: not by the solver)
 
     def dump(self, directory: str | Path) -> list[Path]:
         from loom.mapping.candidate_ir import candidate_module
@@ -131,17 +137,20 @@ class Compilation:
 
 
 def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, shape: dict | None = None,
-            top_k: int = 1, jobs: int = 1, time_limit_s: float = 10.0, seed: int = 0,
+            top_k: int = 1, jobs: int | None = None, time_limit_s: float = 10.0, seed: int = 0,
             block_sizes: dict[str, int] | None = None, schedule: Schedule | None = None,
-            total_time_limit_s: float | None = None, portable: bool = False) -> Compilation:
-    """Lower, enumerate candidates, model and solve each, select, materialize (stages 1-6).
+            total_time_limit_s: float | None = None, portable: bool = False,
+            exhaustive: bool = False) -> Compilation:
+    """Lower, enumerate candidates, model and solve them, select, materialize (stages 1-6).
 
-    `time_limit_s` bounds each candidate's solve; `total_time_limit_s` (default: none) bounds all of
-    them together: once it is spent no further candidate starts, and those left are reported as
-    "not solved: total time limit reached". `portable=True` keeps to schedules every backend can
-    express (no reduction splits, no panels kept in L1): the TT-Lang backend's."""
-    import time
-
+    Candidates are solved in the order of a lower bound on their cycles, and those that cannot enter
+    the top-k are not solved (`loom.solve.order`); `exhaustive=True`, `top_k=0` (rank them all) or a
+    `total_time_limit_s` solve every candidate. Either way the top-k is the same. `jobs` processes
+    solve in parallel (default: the machine's cores, at most 8). `time_limit_s` bounds each
+    candidate's solve; `total_time_limit_s` (default: none) bounds all of them together: once it is
+    spent no further candidate starts, and those left are reported as "not solved: total time limit
+    reached". `portable=True` keeps to schedules every backend can express (no reduction splits, no
+    panels kept in L1): the TT-Lang backend's."""
     from loom.errors import OptionError
 
     for option, value in (("--time-limit", time_limit_s), ("--total-time-limit", total_time_limit_s)):
@@ -166,6 +175,8 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
             seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - start
 
     lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
+    frontend = lowering.seconds.get("frontend", 0.0)  # Helion's trace: shown apart from Loom's own stages
+    seconds.update({"frontend (stage 1)": frontend, "lower (stages 2-3)": seconds.pop("lower (stages 1-3)") - frontend})
     concrete = lowering.stages["concrete"]
     # views x orders x transfers
     candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)
@@ -175,25 +186,39 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     models = timed("model (stage 5)", lambda: [build_model(concrete, c, target, footprint)
                                                for c in candidates.candidates])  # HEG, T(x, b), constraints
     kernel_name = getattr(getattr(kernel, "fn", None), "__name__", "kernel")
-    decide, source = _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes,
-                               dict(jobs=jobs, time_limit_s=time_limit_s, seed=seed,
-                                    total_time_limit_s=total_time_limit_s))
-    ranked, rejected = timed("solve (stage 6)", decide)  # one CP-SAT problem per candidate, ranked
+    options = dict(jobs=default_jobs() if jobs is None else jobs, time_limit_s=time_limit_s, seed=seed,
+                   total_time_limit_s=total_time_limit_s)
+    decide, source = _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes, options,
+                               top_k, exhaustive)
+    ranked, rejected, counts = timed("solve (stage 6)", decide)  # CP-SAT problems in bound order, ranked
+    if counts is not None and counts.bound_seconds:  # the bounds' share of stage 6, shown on its own
+        solving = seconds.pop("solve (stage 6)") - counts.bound_seconds
+        seconds.update({"bound (stage 6)": counts.bound_seconds, "solve (stage 6)": solving})
     if not ranked:
         raise select.no_schedule_error(models, rejected, target, time_limit_s=time_limit_s,
                                        total_time_limit_s=total_time_limit_s, block_sizes=block_sizes)
     chosen = select.to_schedule(ranked[0], target, kernel_name, shape or {}, source)
-    chosen.split_note = split_note(concrete, candidates.candidates, ranked)
+    chosen.split_note = split_note(concrete, candidates.candidates, ranked if counts is None or counts.exhaustive
+                                   else ranked[:top_k], None if counts is None else counts.bounds or None)
     if schedule is not None:  # a replayed schedule keeps what its author noted (a baseline's rules)
         chosen.notes = list(schedule.notes)
     block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
     return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,
-                       selected, seconds)
+                       selected, seconds, counts)
 
 
-def _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes, options):
-    """How stage 6 decides: replay a schedule, evaluate given block sizes, or solve every candidate."""
+def default_jobs(cap: int = 8) -> int:
+    """The machine's cores (those this process may run on), at most `cap`."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, cap))
+
+
+def _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes, options, top_k, exhaustive):
+    """How stage 6 decides: replay a schedule, evaluate given block sizes, or solve the candidates (in
+    bound order, or every one). Each way returns (ranked, rejected, counts or None)."""
     from loom.mapping.candidates import candidate_from_schedule
     from loom.model.constraints import build_model
     from loom.solve import select
@@ -204,11 +229,29 @@ def _decision(models, concrete, target, footprint, kernel_name, schedule, block_
 
     if schedule is not None:
         source = schedule.source if schedule.source.startswith("baseline") else "schedule-file"
-        return (lambda: select.replay(models, schedule, kernel=kernel_name, arch=target, build=build_from_schedule),
-                source)
+        return (lambda: (*select.replay(models, schedule, kernel=kernel_name, arch=target, build=build_from_schedule),
+                         None), source)
     if block_sizes is not None:
-        return (lambda: select.evaluate_fixed(models, block_sizes)), "block-sizes"
-    return (lambda: select.solve_candidates(models, **options)), "solver"
+        return (lambda: (*select.evaluate_fixed(models, block_sizes), None)), "block-sizes"
+    return (lambda: _solve(models, options, top_k, exhaustive)), "solver"
+
+
+def _solve(models, options, top_k, exhaustive):
+    """Stage 6 by the solver: in bound order, or every candidate (also when that finds no schedule, so
+    that the error names every candidate's reason)."""
+    from loom.solve import order, select
+
+    if not (exhaustive or not top_k or options["total_time_limit_s"] is not None):
+        ranked, rejected, counts = order.solve_in_bound_order(models, top_k=top_k, jobs=options["jobs"],
+                                                              time_limit_s=options["time_limit_s"],
+                                                              seed=options["seed"])
+        if ranked:
+            return ranked, rejected, counts
+    ranked, rejected = select.solve_candidates(models, **options)
+    counts = order.SolveCounts(solved=len(models), exhaustive=True,
+                               infeasible=sum(r.kind == "infeasible" for r in rejected),
+                               not_solved=sum(r.kind == "not solved" for r in rejected))
+    return ranked, rejected, counts
 
 
 def _no_candidate_error(candidates, target: Arch) -> LoomError:

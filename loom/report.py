@@ -62,10 +62,17 @@ def print_compile_report(result, console: Console | None = None) -> None:
                           f"{dom} {share:.0%}")
         console.print(table)
     cs = result.candidates
-    infeasible = [r for r in result.rejected if r not in unsolved]
+    pruned = [r for r in result.rejected if getattr(r, "kind", "") == "pruned"]
+    infeasible = [r for r in result.rejected if r not in unsolved and r not in pruned]
+    counts = getattr(result, "counts", None)
+    every = " (every one: exhaustive)" if counts is not None and counts.exhaustive else ""
+    solved = "" if counts is None else f"{counts.solved} solved{every}, "
     console.print(f"  candidates     {cs.full_space:,} in the full space, {len(cs.candidates)} retained "
-                  f"({cs.pruned_fraction:.1%} pruned), {len(infeasible)} infeasible"
-                  + (f", {len(unsolved)} not solved" if unsolved else ""), highlight=False)
+                  f"({cs.pruned_fraction:.1%} pruned); {solved}{len(pruned)} pruned by bound, {len(infeasible)} "
+                  "infeasible" + (f", {len(unsolved)} not solved" if unsolved else ""), highlight=False)
+    if pruned:  # the first one pruned says by how much the bound missed
+        console.print(f"    {pruned[0].reason} ({pruned[0].name}"
+                      + (f" and {len(pruned) - 1} more)" if len(pruned) > 1 else ")"), highlight=False)
     for label, group in (("infeasible", infeasible), ("not solved", unsolved)):
         reasons = {}
         for r in group:

@@ -43,7 +43,7 @@ def shapes(kernel: str, arch: str) -> list[dict]:
     return [{"B": 16, "H": h, "L": 4096, "D": d} for h in (32, 64, 128) for d in (64, 128)]
 
 
-def measure(kernel: str, shape: dict, arch_name: str, jobs: int = 1) -> Row:
+def measure(kernel: str, shape: dict, arch_name: str, jobs: int | None = None) -> Row:
     arch = load_arch(arch_name)
     source = load_kernel_file(EXAMPLES / f"{kernel}.py")
     args = source.example_args(shape, meta=True)
@@ -113,7 +113,7 @@ def summarize(rows: list[Row]) -> dict:
     }
 
 
-def bench(kernel: str, arch: str, *, limit: int | None = None, jobs: int = 1, out_dir: Path | None = None,
+def bench(kernel: str, arch: str, *, limit: int | None = None, jobs: int | None = None, out_dir: Path | None = None,
           progress: Callable[[int, int, Row], None] | None = None) -> tuple[list[Row], dict]:
     cases = shapes(kernel, arch)[:limit] if limit else shapes(kernel, arch)
     rows = []

@@ -113,8 +113,9 @@ def split_loop_op(scope: Operation | Block, split: Split) -> scf.ForOp:
     raise LookupError(f"no loop {split.loop.name} in the module")
 
 
-def split_note(module: ModuleOp, candidates: list, ranked: list) -> str:
-    """Why the chosen schedule does not split a reduction loop ('' when it does)."""
+def split_note(module: ModuleOp, candidates: list, ranked: list, bounds: dict | None = None) -> str:
+    """Why the chosen schedule does not split a reduction loop ('' when it does). `bounds` (candidate
+    name -> its lower bound, stage 6's) stand in for split candidates that were pruned, not solved."""
     if ranked and ranked[0].model.candidate.split is not None:
         return ""
     for op in module.walk():
@@ -127,9 +128,13 @@ def split_note(module: ModuleOp, candidates: list, ranked: list) -> str:
     if not any(c.split for c in candidates):
         return (f"loop {loop.name} could split ({loop.combine}); not offered: the grid axes already give every "
                 "core enough tiles")
-    splits = [r for r in ranked if r.model.candidate.split is not None]
+    splits = [(r.cycles, r.model.candidate.name, True) for r in ranked if r.model.candidate.split is not None]
+    if bounds is not None:  # bound-ordered: the best split by its bound (its optimum where the bound is exact)
+        solved = {name for _, name, _ in splits}
+        splits = sorted([(b.value, c.name, b.exact) for c in candidates if c.split is not None and c.name not in solved
+                         for b in [bounds.get(c.name)] if b is not None and b.value is not None] + splits)
     if not splits or not ranked:
         return f"loop {loop.name} could split ({loop.combine}); no split candidate was feasible"
-    best = splits[0]
-    return (f"loop {loop.name} could split ({loop.combine}); the best split, {best.model.candidate.name}, "
-            f"models {best.cycles:,} cycles ({best.cycles / ranked[0].cycles - 1:+.1%})")
+    cycles, name, exact = splits[0]
+    return (f"loop {loop.name} could split ({loop.combine}); the best split, {name}, "
+            f"models {'' if exact else 'at least '}{cycles:,} cycles ({cycles / ranked[0].cycles - 1:+.1%})")

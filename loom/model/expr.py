@@ -43,6 +43,7 @@ __all__ = [
 
 # Nodes: frozen dataclasses; structural __eq__/__hash__ and a compact __repr__ come from Expr.
 _node = dataclass(frozen=True, eq=False, repr=False)
+_FIELDS: dict[type, tuple[str, ...]] = {}  # node class -> its fields but the label, in order
 
 
 @_node
@@ -53,7 +54,10 @@ class Expr:
 
     def __post_init__(self) -> None:
         self._check()
-        key = tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "label")
+        names = _FIELDS.get(type(self))
+        if names is None:  # dataclasses.fields costs more than the rest of a node's construction
+            names = _FIELDS[type(self)] = tuple(f.name for f in dataclasses.fields(self) if f.name != "label")
+        key = tuple(getattr(self, n) for n in names)
         object.__setattr__(self, "_key", key)
         # Cached so that hashing a deep (or DAG-shared) tree costs O(1) per node.
         object.__setattr__(self, "_hash", hash((type(self).__name__, key)))

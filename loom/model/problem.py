@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from loom.errors import LoomError
-from loom.model.expr import Expr, as_expr, evaluate, free_names, pretty
+from loom.model.expr import Expr, Knob, Var, as_expr, children, evaluate, pretty
 
 __all__ = ["Constraint", "Problem", "SolverError"]
 
@@ -69,14 +69,20 @@ class Problem:
         both = sorted(set(doms) & set(self.knobs))
         if both:
             raise SolverError(f"problem '{self.name}': {', '.join(both)} declared both as variable and knob")
+        seen: set[int] = set()  # nodes already checked: the expressions share most of their subtrees
+        knobs = set(self.knobs)
         for where, e in self._exprs():
-            vs, ks = free_names(e)
-            for v in vs:
-                if v not in doms:
-                    raise SolverError(f"problem '{self.name}': variable '{v}' in {where} has no domain")
-            for k in ks:
-                if k not in self.knobs:
-                    raise SolverError(f"problem '{self.name}': knob '{k}' in {where} is not declared")
+            stack = [e]
+            while stack:
+                node = stack.pop()
+                if id(node) in seen:
+                    continue
+                seen.add(id(node))
+                if isinstance(node, Var) and node.name not in doms:
+                    raise SolverError(f"problem '{self.name}': variable '{node.name}' in {where} has no domain")
+                if isinstance(node, Knob) and node.name not in knobs:
+                    raise SolverError(f"problem '{self.name}': knob '{node.name}' in {where} is not declared")
+                stack.extend(children(node))
 
     def _exprs(self) -> Iterable[tuple[str, Expr]]:
         yield "the objective", self.objective

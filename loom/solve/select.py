@@ -49,7 +49,7 @@ class Ranked:
 class Rejected:
     name: str
     reason: str
-    kind: str = "infeasible"  # infeasible | not solved (a time limit ended it without a solution)
+    kind: str = "infeasible"  # infeasible | not solved (a time limit ended it) | pruned (it cannot enter the top-k)
 
 
 TOTAL_LIMIT_REACHED = "not solved: total time limit reached"
@@ -79,23 +79,28 @@ def solve_candidates(models: list[CandidateModel], *, jobs: int, time_limit_s: f
                     solutions.append(err)
     ranked, rejected = [], []
     for model, solution, limit in zip(models, solutions, limits):
-        name = model.candidate.name
-        if solution is None:
-            rejected.append(Rejected(name, TOTAL_LIMIT_REACHED, "not solved"))
-        elif isinstance(solution, SolverError):
-            rejected.append(Rejected(name, f"not solvable: {solution.message}"))
-        elif solution.feasible:
-            ranked.append(Ranked(model, dict(solution.values), solution.objective, solution.proven_optimal,
-                                 solution.gap))
-        elif solution.status == "UNKNOWN":  # the time limit ended the search before any solution
-            reason = (TOTAL_LIMIT_REACHED if limit < time_limit_s else
-                      f"not solved: time limit per candidate ({time_limit_s:g} s) reached without a solution")
-            rejected.append(Rejected(name, reason, "not solved"))
-        else:
-            reason = "; ".join(solution.infeasible_constraints) or solution.message or solution.status
-            rejected.append(Rejected(name, reason))
+        got = ranked_or_rejected(model, solution, limit, time_limit_s)
+        (ranked if isinstance(got, Ranked) else rejected).append(got)
     ranked.sort(key=lambda r: (r.cycles, r.name))
     return ranked, rejected
+
+
+def ranked_or_rejected(model: CandidateModel, solution: Solution | SolverError | None, limit: float,
+                       time_limit_s: float) -> Ranked | Rejected:
+    """One candidate's outcome: ranked with its solution, or rejected with why (`limit`: the time it was
+    given, less than `time_limit_s` when the total time limit cut it)."""
+    name = model.candidate.name
+    if solution is None:
+        return Rejected(name, TOTAL_LIMIT_REACHED, "not solved")
+    if isinstance(solution, SolverError):
+        return Rejected(name, f"not solvable: {solution.message}")
+    if solution.feasible:
+        return Ranked(model, dict(solution.values), solution.objective, solution.proven_optimal, solution.gap)
+    if solution.status == "UNKNOWN":  # the time limit ended the search before any solution
+        reason = (TOTAL_LIMIT_REACHED if limit < time_limit_s else
+                  f"not solved: time limit per candidate ({time_limit_s:g} s) reached without a solution")
+        return Rejected(name, reason, "not solved")
+    return Rejected(name, "; ".join(solution.infeasible_constraints) or solution.message or solution.status)
 
 
 def no_schedule_error(models: list[CandidateModel], rejected: list[Rejected], arch: Arch, *,
