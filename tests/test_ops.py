@@ -153,3 +153,18 @@ def test_a_binary_op_with_a_constant_operand_runs_and_matches_torch(tmp_path, ex
     compilation = compile_kernel(source.kernel, args, arch, block_sizes={"tile_m": 32, "tile_n": 64})
     outcome = run(compilation, args, reference=source.reference)
     assert outcome.check.ok, outcome.check
+
+
+def test_a_widened_tile_operand_is_not_taken_for_a_constant(tmp_path):
+    """`bf16_tile + fp32_tile` has the body `addf(extf(a), b)`: both operands are tiles (was an
+    internal error in the split, which took the widened tile for a constant)."""
+    path = tmp_path / "mixed.py"
+    path.write_text(_KERNEL.format(expression="a + b").replace(
+        "return (torch.rand(M, N) + 0.5, torch.rand(M, N) + 0.5)",
+        "return ((torch.rand(M, N) + 0.5).to(torch.bfloat16), torch.rand(M, N) + 0.5)").replace(
+        "a, b = x, y", "a, b = x.float(), y"))
+    source = load_kernel_file(path)
+    args = source.example_args({"M": 64, "N": 64})
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150", block_sizes={"tile_m": 32, "tile_n": 64})
+    outcome = run(compilation, args, reference=source.reference)
+    assert outcome.check.ok, outcome.check

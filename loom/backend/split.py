@@ -497,12 +497,12 @@ class ProgramBuilder:
             return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
         if entry.form == "unary":
             return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
-        constant = [o for o in body[0].operands if not isinstance(o, BlockArgument)]
+        constant = [o for o in map(_unconverted, body[0].operands) if not isinstance(o, BlockArgument)]
         if constant:
             value = float(constant[0].owner.value.value.data)
             if entry.name == "mul":
                 return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=value)
-            reverse = not isinstance(body[0].operands[0], BlockArgument)  # `c - x`: the constant first
+            reverse = not isinstance(_unconverted(body[0].operands[0]), BlockArgument)  # `c - x`: constant first
             return P.Scalar(entry.name, ref(op.inputs[0]), ref(out), value, reverse)
         maps = [m.data for m in op.indexing_maps]
         if maps[0] != maps[2]:
@@ -518,6 +518,13 @@ class ProgramBuilder:
             return None
         file, _, line = loc.data.rpartition(":")
         return SourceLocation(file, int(line), "")
+
+
+def _unconverted(value: SSAValue) -> SSAValue:
+    """A body operand before any format conversion: a block argument (a tile) or a constant."""
+    while not isinstance(value, BlockArgument) and value.owner.name in ops.CONVERSIONS:
+        value = value.owner.operands[0]
+    return value
 
 
 def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:
