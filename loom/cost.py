@@ -81,16 +81,21 @@ def vector_cycles(arch: Arch, key: str) -> int:
     return _table(arch, "vector_unit.cycles_per_tile", arch.vector_unit.cycles_per_tile, key)
 
 
+def op_math_cycles(arch: Arch, op: ops.Op) -> int:
+    """Math cycles per tile of a table op: the sum of its cost keys."""
+    return sum(vector_cycles(arch, key) for key in op.cost)
+
+
 def eltwise(arch: Arch, op: ops.Op, tiles: Num, inputs: tuple[str, ...], out: str) -> Stages:
     """A unary or binary op over `tiles` output tiles; `inputs` the dtypes its unpackers read."""
     unpack = tuple(unpack_cycles(arch, d) for d in inputs)  # one unpacker per operand
-    return Stages(tiles, unpack, sum(vector_cycles(arch, k) for k in op.cost), pack_cycles(arch, out))
+    return Stages(tiles, unpack, op_math_cycles(arch, op), pack_cycles(arch, out))
 
 
 def reduce(arch: Arch, op: ops.Op, rows: Num, cols: Num, src: str, out: str) -> Stages:
     """A row reduction of `rows x cols` tiles into `rows x 1`."""
-    math_ = sum(vector_cycles(arch, k) for k in op.cost)
-    return Stages(rows * cols, (unpack_cycles(arch, src),), math_, 0, drain=rows * pack_cycles(arch, out))
+    return Stages(rows * cols, (unpack_cycles(arch, src),), op_math_cycles(arch, op), 0,
+                  drain=rows * pack_cycles(arch, out))
 
 
 def datacopy(arch: Arch, key: str, tiles: Num, src: str | None, out: str) -> Stages:
@@ -139,5 +144,5 @@ def matmul(arch: Arch, m: Num, n: Num, k: Num, dtypes: tuple[str, str, str], fid
                   drain=m * n * pack_cycles(arch, acc))
 
 
-__all__ = ["CostError", "Stages", "datacopy", "default_fidelity", "eltwise", "matmul", "pack_cycles", "reduce",
-           "tile_product_cycles", "unpack_cycles", "vector_cycles"]
+__all__ = ["CostError", "Stages", "datacopy", "default_fidelity", "eltwise", "matmul", "op_math_cycles", "pack_cycles",
+           "reduce", "tile_product_cycles", "unpack_cycles", "vector_cycles"]

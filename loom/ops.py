@@ -127,12 +127,6 @@ def from_ir(name: str, reduction: bool = False) -> Op | None:
     return _BY_IR.get((reduction, name))
 
 
-def math_cycles(op: Op, arch: Arch) -> int:
-    """Cycles of `op`'s math per tile on `arch` (the sum of its cost keys)."""
-    table = arch.vector_unit.cycles_per_tile
-    return sum(table[key] for key in op.cost)
-
-
 def missing_cost(op: Op, arch: Arch) -> list[str]:
     """The YAML fields `op` needs that `arch` does not give."""
     table = arch.vector_unit.cycles_per_tile
@@ -166,5 +160,4 @@ def check_module(module: ModuleOp, arch: Arch, locate: Callable[[str], SourceLoc
                                        f"in loom/archs/{arch.name}.yaml", where)
 
 
-__all__ = ["CONVERSIONS", "Op", "all_ops", "check_module", "from_aten", "from_ir", "lookup", "math_cycles",
-           "missing_cost"]
+__all__ = ["CONVERSIONS", "Op", "all_ops", "check_module", "from_aten", "from_ir", "lookup", "missing_cost"]

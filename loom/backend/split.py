@@ -490,9 +490,8 @@ class ProgramBuilder:
         if not body:
             return P.Copy(ref(op.inputs[0]), ref(out))
         entry = ops.from_ir(body[0].name, reduction) if len(body) == 1 else None
-        if entry is None:  # stage 1's op check refuses these first; a located error all the same
-            raise UnsupportedError(f"elementwise body {[o.name for o in body]} has no per-core form",
-                                   self.location(op))
+        if entry is None:  # stage 1's op check refuses these first (build() locates it all the same)
+            raise UnsupportedError(f"elementwise body {[o.name for o in body]} has no per-core form")
         if entry.form == "reduce":
             return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
         if entry.form == "unary":
@@ -506,18 +505,9 @@ class ProgramBuilder:
             return P.Scalar(entry.name, ref(op.inputs[0]), ref(out), value, reverse)
         maps = [m.data for m in op.indexing_maps]
         if maps[0] != maps[2]:
-            raise UnsupportedError("an elementwise op broadcasting its first operand is not supported",
-                                   self.location(op))
+            raise UnsupportedError("an elementwise op broadcasting its first operand is not supported")
         bcast = "none" if maps[1] == maps[2] else "col"
         return P.Binary(entry.name, ref(op.inputs[0]), ref(op.inputs[1]), ref(out), bcast)
-
-    def location(self, op: Operation):
-        """The user's line of `op` (its `loom.loc`), for errors the backend raises."""
-        loc = op.attributes.get("loom.loc")
-        if loc is None or ":" not in loc.data:
-            return None
-        file, _, line = loc.data.rpartition(":")
-        return SourceLocation(file, int(line), "")
 
 
 def _unconverted(value: SSAValue) -> SSAValue:

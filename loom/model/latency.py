@@ -254,8 +254,9 @@ class LatencyModel:
         state_bytes = E.add(*[tile_bytes(p, self.tile) for p in node.states])
         hops = sum(size - 1 for _, _, size in node.split.levels)  # to the farthest sender
         path = hops * noc.hop_latency_cycles + noc.niu_latency_cycles
-        pack = E.add(*[self.instruction(cost.datacopy(self.arch, "copy", state_tiles[p.buffer], dtype_name(p.dtype),
-                                                      dtype_name(p.dtype)), f"pack {p.buffer}") for p in node.states])
+        pack = E.add(*[instruction(self.arch, cost.datacopy(self.arch, "copy", state_tiles[p.buffer],
+                                                            dtype_name(p.dtype), dtype_name(p.dtype)),
+                                   f"pack {p.buffer}") for p in node.states])
         send = E.add(E.maximum(E.rate(state_bytes, rates.core_to_core),
                                E.rate(E.mul(senders, state_bytes), rates.gather_all)),
                      3 * path + noc.transfer_issue_cycles * len(node.states), label="gather partial states")
@@ -268,7 +269,8 @@ class LatencyModel:
                 names = ["max", "sub", "exp", "sub", "exp", "copy"] if node.split.loop.combine == "lse" else ["max"]
             else:  # rescaled
                 names = ["mul", "mul", "add"]
-            per_partial += [self.instruction(self.merge_op(name, count, dtype), f"merge {name}") for name in names]
+            per_partial += [instruction(self.arch, self.merge_op(name, count, dtype), f"merge {name}")
+                            for name in names]
         merge = E.mul(senders, E.add(*per_partial), label=f"merge {senders} partials ({node.split.loop.combine})")
         self.result.categories["noc"].append(E.mul(repeat, send))
         self.result.categories["compute"].append(E.mul(repeat, E.add(pack, merge)))
@@ -282,7 +284,8 @@ class LatencyModel:
         return cost.eltwise(self.arch, op, count, (dtype,) * (2 if op.form == "binary" else 1), dtype)
 
     def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
-        cost_ = self.instruction(self.stages(prim), f"{prim.kind}@{prim.loc}" if prim.kind == "matmul" else prim.label)
+        label = f"{prim.kind}@{prim.loc}" if prim.kind == "matmul" else prim.label
+        cost_ = instruction(self.arch, self.stages(prim), label)
         self.result.categories["compute"].append(E.mul(repeat, cost_))
         return cost_
 
@@ -309,8 +312,6 @@ class LatencyModel:
         key = "transpose" if prim.kind == "transpose" else "copy"
         return cost.datacopy(self.arch, key, count, inputs[0] if inputs else None, out)
 
-    def instruction(self, stages: cost.Stages, label: str) -> E.Expr:
-        return instruction(self.arch, stages, label)
 
 
 def instruction(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.Expr:
@@ -320,20 +321,13 @@ def instruction(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.
     packer at max(n p, max(s, u) + m + n p, math's end + p), plus d. (The simulator runs the three
     threads itself; this is the model's own equation for one instruction.)"""
     n, m, p = stages.items, stages.math, stages.pack
-    u = _largest(*stages.unpack, 0)
-    math_end = _largest(E.add(stages.setup, E.mul(n, m)), E.add(u, E.mul(n, m)), E.add(E.mul(n, u), m))
-    first = E.add(_largest(stages.setup, u), m)
-    pack_end = _largest(E.mul(n, p), E.add(first, E.mul(n, p)), E.add(math_end, p)) if p != 0 else E.add(math_end, p)
+    u = E.maximum(*stages.unpack, 0)
+    math_end = E.maximum(E.add(stages.setup, E.mul(n, m)), E.add(u, E.mul(n, m)), E.add(E.mul(n, u), m))
+    if p == 0:  # nothing packed per item (a matmul, a reduction): the packer only drains after math
+        return E.add(math_end, stages.drain, label=label)
+    first = E.add(E.maximum(stages.setup, u), m)
+    pack_end = E.maximum(E.mul(n, p), E.add(first, E.mul(n, p)), E.add(math_end, p))
     return E.add(pack_end, stages.drain, label=label)
-
-
-def _largest(*xs: E.Expr | int) -> E.Expr:
-    """max() of constants folded, E.maximum otherwise."""
-    if all(isinstance(x, int) for x in xs):
-        return E.Const(max(xs))
-    consts = [x for x in xs if isinstance(x, int)]
-    rest = [x for x in xs if not isinstance(x, int)]
-    return E.maximum(*rest, *([max(consts)] if consts else []))
 
 
 def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:

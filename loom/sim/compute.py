@@ -36,6 +36,21 @@ Shape = tuple[int, int]
 _FORM = {Binary: "binary", Scalar: "binary", Unary: "unary"}
 
 
+def operands(ins: object) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
+    """(inputs, outputs) of a compute op."""
+    if isinstance(ins, Fill):
+        return (), (ins.dst,)
+    if isinstance(ins, Matmul):
+        return (ins.a, ins.b), (ins.acc,)
+    if isinstance(ins, Binary):
+        return (ins.a, ins.b), (ins.dst,)
+    if isinstance(ins, Scalar):
+        return (ins.a,), (ins.dst,)
+    if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
+        return (ins.src,), (ins.dst,)
+    raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
+
+
 def op_stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Callable[[Ref], str]) -> Stages:
     """What `ins` asks of the core's unpacker, math and packer threads (`loom.cost`); `shape` and
     `dtype` resolve an operand."""
@@ -54,9 +69,8 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
                            ins.subblock)
     if isinstance(ins, (Binary, Scalar, Unary)):
         r, c = shape(ins.dst)
-        srcs = {Binary: lambda: (ins.a, ins.b), Scalar: lambda: (ins.a,), Unary: lambda: (ins.src,)}[type(ins)]()
         op = ops.lookup(_FORM[type(ins)], ins.op)
-        return cost.eltwise(arch, op, r * c, tuple(dtype(s) for s in srcs), dtype(ins.dst))
+        return cost.eltwise(arch, op, r * c, tuple(dtype(s) for s in operands(ins)[0]), dtype(ins.dst))
     if isinstance(ins, Reduce):
         r, c = shape(ins.src)
         return cost.reduce(arch, ops.lookup("reduce", ins.op), r, c, dtype(ins.src), dtype(ins.dst))

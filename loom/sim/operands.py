@@ -12,27 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from loom.backend.program import Binary, Copy, Fill, Matmul, ProgramError, Reduce, Ref, Scalar, Transpose, Unary
-from loom.sim.compute import apply, op_stages
+from loom.backend.program import Matmul, ProgramError, Ref
+from loom.sim.compute import apply, op_stages, operands
 from loom.sim.data import block_to_matrix, matrix_to_block, quantize
 
 if TYPE_CHECKING:
     from loom.sim.engine import CoreState, Role
-
-
-def _io(ins: Any) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
-    """(inputs, outputs) of a compute op."""
-    if isinstance(ins, Fill):
-        return (), (ins.dst,)
-    if isinstance(ins, Matmul):
-        return (ins.a, ins.b), (ins.acc,)
-    if isinstance(ins, Binary):
-        return (ins.a, ins.b), (ins.dst,)
-    if isinstance(ins, Scalar):
-        return (ins.a,), (ins.dst,)
-    if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
-        return (ins.src,), (ins.dst,)
-    raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
 
 
 class ComputeMixin:
@@ -55,11 +40,11 @@ class ComputeMixin:
         cb = core.cbs.get(ref.name)
         return cb.dtype if cb is not None else core.buf_dtypes[ref.name]
 
-    def _prepare(self: Any, core: CoreState, ins: Any) -> tuple[float, list]:
+    def _prepare(self: Any, core: CoreState, ins: Any) -> tuple[tuple, list]:
         """Cost and operand layout of `ins` on `core`'s group, computed once."""
         shape = lambda r: self._shape(core, r)  # noqa: E731
         stages = op_stages(self.arch, ins, shape, lambda r: self._dtype(core, r))
-        ins_refs, out_refs = _io(ins)
+        ins_refs, out_refs = operands(ins)
         local = {b.name for b in core.group.buffers}
         accumulator = ins.acc.name if isinstance(ins, Matmul) else None  # stays in the dest register
         reads = tuple(r.name for r in ins_refs if r.name in local and r.name != accumulator)
