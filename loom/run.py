@@ -53,6 +53,8 @@ def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
     out = {}
     for tensor, array in zip(tensors, arrays):
         data = array.detach().float().numpy()
+        if tensor.vector is not None and data.ndim == 1:
+            data = data[None, :] if tensor.vector == "row" else data[:, None]
         if data.ndim != len(tensor.shape):  # an argument the host code reshaped (`x.reshape(b * m, k)`)
             if data.size == int(np.prod(tensor.shape)):
                 data = data.reshape(tensor.shape)
@@ -129,6 +131,8 @@ def _check(program: Program, sim, reference, args: tuple) -> Check:
         expected_tensor = refs[pick]
         ref = expected_tensor.detach().float().numpy()
         data = sim.outputs[output.name]
+        if output.vector is not None and ref.ndim == 1:  # a rank-1 output held as a row or a column
+            data = data[0] if output.vector == "row" else data[:, 0]
         if data.ndim == ref.ndim:
             got = data[tuple(slice(0, s) for s in ref.shape)]
         else:  # a host-side reshape of the output (`out.view(b, m, n)`): same elements, other shape

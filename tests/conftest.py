@@ -19,6 +19,11 @@ ISSUE17_EXAMPLES = {
     "bmm": ({"B": 2, "M": 64, "N": 64, "K": 64}, False),
     "broadcast_matmul": ({"B": 2, "M": 64, "N": 64, "K": 64}, False),
     "geglu": ({"M": 64, "N": 128}, True),
+    "softmax_rows": ({"M": 64, "N": 256}, True),
+    "layer_norm": ({"M": 64, "N": 256}, True),
+    "rms_norm": ({"M": 64, "N": 256}, True),
+    "long_sum": ({"M": 64, "N": 1024}, True),
+    "kl_div": ({"M": 64, "N": 256}, True),
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -65,6 +65,7 @@ class Tensor:
     dtype: str
     kind: Literal["input", "output", "scratch"] = "input"
     valid: tuple[int, ...] | None = None
+    vector: Literal["row", "col"] | None = None  # the kernel's rank-1 tensor, held as a 1 x n row or n x 1 column
 
 
 @dataclass(frozen=True)

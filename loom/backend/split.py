@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from loom import ops
 from loom.arch import Arch
@@ -242,6 +243,8 @@ class ProgramBuilder:
     def build(self) -> P.Program:
         fn = next(op for op in self.module.walk() if isinstance(op, func.FuncOp))
         outputs = {a.data for a in fn.attributes["loom.outputs"].data}
+        vectors = {k: v.data for k, v in fn.attributes["loom.vectors"].data.items()} \
+            if "loom.vectors" in fn.attributes else {}
         tensors = []
         for arg in fn.body.block.args:
             shape = list(arg.type.get_shape())
@@ -253,7 +256,8 @@ class ProgramBuilder:
                     first_access, self.module)
             shape[-2:] = [_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile)]
             tensors.append(P.Tensor(arg.name_hint, tuple(shape), dtype_name(arg.type.element_type),
-                                    "output" if arg.name_hint in outputs else "input"))
+                                    "output" if arg.name_hint in outputs else "input",
+                                    vector=vectors.get(arg.name_hint)))
         cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values() if b.kind == "cb"}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()
                    if b.kind == "local"}
@@ -504,10 +508,27 @@ class ProgramBuilder:
             reverse = not isinstance(_unconverted(body[0].operands[0]), BlockArgument)  # `c - x`: constant first
             return P.Scalar(entry.name, ref(op.inputs[0]), ref(out), value, reverse)
         maps = [m.data for m in op.indexing_maps]
+        a, b = op.inputs
+        if maps[0] != maps[2] and maps[1] == maps[2] and entry.name in _COMMUTATIVE:
+            a, b, maps = b, a, [maps[1], maps[0], maps[2]]  # `bias[None, :] + x`: the broadcast one second
         if maps[0] != maps[2]:
-            raise UnsupportedError("an elementwise op broadcasting its first operand is not supported")
-        bcast = "none" if maps[1] == maps[2] else "col"
-        return P.Binary(entry.name, ref(op.inputs[0]), ref(op.inputs[1]), ref(out), bcast)
+            raise UnsupportedError(f"`{entry.name}` broadcasting its first operand is not supported; expected the "
+                                   "full tile first (write `x - m[:, None]`, not `m[:, None] - x`)")
+        return P.Binary(entry.name, ref(a), ref(b), ref(out), _bcast(maps[1], maps[2]))
+
+
+_COMMUTATIVE = {"add", "mul", "max", "min"}
+
+
+def _bcast(operand: AffineMap, out: AffineMap) -> str:
+    """How a binary op's second operand broadcasts over its (row, column) tile dimensions: "none",
+    "col" (a column vector: one value per row), "row" (one value per column) or "scalar"."""
+    if operand == out:
+        return "none"
+    used = {e.position for e in operand.results if isinstance(e, AffineDimExpr)}
+    row, col = out.num_dims - 2, out.num_dims - 1
+    return {(True, True): "none", (True, False): "col", (False, True): "row", (False, False): "scalar"}[
+        (row in used, col in used)]
 
 
 def _unconverted(value: SSAValue) -> SSAValue:

@@ -39,6 +39,7 @@ class AccessLowering:
 
     def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> _Access:
         """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
+        index = self.vector_index(node, index)
         offsets, sizes, static, kept, tile_dims = [], [], [], [], []
         if len(index) != len(global_shape):
             raise UnsupportedError(
@@ -77,6 +78,22 @@ class AccessLowering:
             else:
                 raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
         return _Access(offsets, sizes, static, kept, tile_dims)
+
+    def vector_index(self, node: torch.fx.Node, index: list) -> list:
+        """The index of a rank-1 tensor in its matrix layout (`vector_layouts`): `w[None, e]` of a row is
+        `w[:, e]` (the unit dimension kept: a 1 x n tile broadcast down the rows); `v[e]` of a column is
+        `v[e, 0]` (a rank-1 tile: one value per row) and `v[e, None]` is `v[e, :]` (an n x 1 tile)."""
+        tensor = node.args[0]
+        layout = self.vectors.get(tensor.args[0]) if target_name(tensor) == "_host_tensor" else None
+        if layout is None:
+            return index
+        entries = [e for e in index if e is not None]
+        if len(entries) != 1 or len(index) > 2:
+            raise UnsupportedError(f"index {index} of the rank-1 tensor `{tensor.args[0]}`; expected one entry, "
+                                   "with `None` before it (a row) or after it (a column)", self.k.location(node))
+        if layout == "row":
+            return [slice(None), entries[0]]
+        return [entries[0], slice(None) if len(index) == 2 else 0]
 
     def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
         """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
@@ -158,7 +175,7 @@ class AccessLowering:
         read = self.located(ReadOp(view, result_type), node).result
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
             read.name_hint = f"{node.args[0].args[0]}_tile"
-        return Tile(read, acc.tile_dims)
+        return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > len(node.meta["val"].shape))
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]

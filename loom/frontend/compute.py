@@ -7,6 +7,7 @@ reduction iterator; `x[:, None]` is a lazy unit dimension that broadcasting cons
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -29,6 +30,18 @@ def elementwise_op(name: str) -> ops.Op | None:
     return op if op is not None and op.form != "reduce" and op.ir is not None else None
 
 
+_MEANS = {"aten.mean.dim"}
+
+
+def reduction_input(node: torch.fx.Node) -> torch.fx.Node:
+    """The reduced tile: the first argument, or, for a reduction over a whole untiled dimension
+    (`torch.sum(x[tile_m, :], -1)`), the tile Helion passes in `_extra_args` (its first argument is None)."""
+    if node.args[0] is not None:
+        return node.args[0]
+    (extra,) = node.kwargs["_extra_args"]
+    return extra.args[0][0]  # `_inductor_lowering_extra([tile])`
+
+
 def reduction_op(name: str) -> ops.Op | None:
     """The op-table entry of a reducing ATen target (None: not a reduction)."""
     op = ops.from_aten(name)
@@ -41,6 +54,11 @@ class ComputeLowering:
     def lower_subscript(self, node: torch.fx.Node, env: dict) -> Tile:
         src: Tile = env[node.args[0]]
         index = list(node.args[1])
+        if src.row:  # already held as the 1 x n row `[None, :]` asks for
+            if index != [None, slice(None)]:
+                raise UnsupportedError(f"a rank-1 tile broadcast down rows elsewhere is indexed {index} here; "
+                                       "expected `[None, :]`", self.k.location(node))
+            return Tile(src.value, src.dims)
         if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
             raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported",
                                    self.k.location(node))
@@ -84,7 +102,12 @@ class ComputeLowering:
         arity = 2 if op is not None and op.form == "binary" else 1
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:arity]]
         body = op.ir if op is not None else None  # None: prims.convert_element_type
-        return self.elementwise_tiles(node, operands, dims, out_type, body)
+        row = any(isinstance(o, Tile) and o.row for o in operands) and len(dims) == 1
+        if row and not all(o.row for o in operands if isinstance(o, Tile)):
+            raise UnsupportedError("a rank-1 tile broadcast down rows combined with a rank-1 tile of one value per "
+                                   "row; expected both broadcast the same way", self.k.location(node))
+        result = self.elementwise_tiles(node, operands, [1, *dims] if row else dims, out_type, body)
+        return Tile(result.value, result.dims, row=row)
 
     def elementwise_tiles(self, node, operands: list, dims: list, out_type, body_op) -> Tile:
         """A `linalg.generic` computing `body_op` elementwise with numpy broadcasting."""
@@ -110,13 +133,13 @@ class ComputeLowering:
 
     def reduction(self, node: torch.fx.Node, env: dict) -> Tile:
         name = target_name(node)
-        src = self.materialize(env[node.args[0]], node)
+        src = self.materialize(env[reduction_input(node)], node)
+        if src.row:
+            raise UnsupportedError("reducing a rank-1 tile that is broadcast down rows is not supported yet",
+                                   self.k.location(node))
         rank = len(src.dims)
         axes = sorted(a % rank for a in node.args[1])
-        if len(node.args) > 2 and node.args[2]:
-            raise UnsupportedError("reductions with keepdim=True are not supported yet; expected keepdim=False "
-                                   "(broadcast the result back with `[:, None]`), found keepdim=True",
-                                   self.k.location(node))
+        keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim", False))
         op = reduction_op(name)
         body_op, identity = op.ir, op.identity
         dtype = src.value.type.element_type
@@ -132,7 +155,16 @@ class ComputeLowering:
             [src.value], [init], Region(body), [AffineMapAttr(m) for m in maps],
             [IteratorTypeAttr(t) for t in iterators], [init.type],
         )
-        return Tile(self.located(op, node).res[0], dims)
+        result = Tile(self.located(op, node).res[0], dims)
+        if name in _MEANS:  # a mean is the sum scaled by 1 / (number of elements reduced)
+            count = math.prod(src.dims[a] for a in axes)
+            if not isinstance(count, int):
+                raise UnsupportedError(f"`{name}` over a dimension of symbolic size is not supported yet",
+                                       self.k.location(node))
+            result = self.elementwise_tiles(node, [result, 1.0 / count], dims, dtype, arith.MulfOp)
+        if keepdim:  # the reduced dims stay as unit dims, as `[:, None]` would add them
+            return Tile(result.value, [1 if i in axes else d for i, d in enumerate(src.dims)], tuple(axes))
+        return result
 
     # ------------------------------------------------------------------ loops
 

@@ -181,12 +181,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         elif kind in ("IfGraphInfo", "ElseGraphInfo"):
             branches[graph_id] = graph_info  # folded when the condition is known at compile time
         elif kind == "ReductionLoopGraphInfo":
-            node = _first_reduction(graph_info.graph)
-            raise UnsupportedError(
-                "a reduction over a whole dimension that no hl.tile loop tiles is not supported yet; expected "
-                "the reduced dimension to be tiled (`for tile_n in hl.tile(n)`, carrying the partial result), "
-                f"found `{_target_name(node)}` over an untiled dimension",
-                _node_location(node, source_file, source_lines) or at(def_line))
+            continue  # Helion's rolled alternative of a whole-row reduction; the root keeps the persistent form
         else:
             node = next(iter(graph_info.graph.nodes), None)
             raise UnsupportedError(f"device control flow of kind {kind} is not supported yet",

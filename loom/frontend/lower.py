@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DenseIntElementsAttr,
+    DictionaryAttr,
     FloatAttr,
     IntegerAttr,
     MemRefType,
@@ -77,7 +78,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
                 raise UnsupportedError(
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
                     f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
-        arg_types = [MemRefType(element_type(t.dtype), list(t.shape)) for t in tensors.values()]
+        self.vectors = vector_layouts(self.k, tensors)
+        arg_types = [MemRefType(element_type(t.dtype), _laid_out(list(t.shape), self.vectors.get(name)))
+                     for name, t in tensors.items()]
         entry = Block(arg_types=arg_types)
         for name, arg in zip(tensors, entry.args):
             arg.name_hint = name
@@ -92,6 +95,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
         fn = func.FuncOp(k.name, (arg_types, []), Region(entry))
         fn.attributes["loom.source"] = StringAttr(k.source_file)
         fn.attributes["loom.outputs"] = ArrayAttr([StringAttr(n) for n in outputs])
+        if self.vectors:
+            fn.attributes["loom.vectors"] = DictionaryAttr({n: StringAttr(v) for n, v in self.vectors.items()})
         return ModuleOp([fn])
 
     def _global_tensors(self) -> dict[str, torch.Tensor]:
@@ -261,6 +266,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
             if all(isinstance(v, (int, float)) for v in values):
                 return _SCALAR_OPS[name](*values)  # arithmetic on compile-time scalars (`beta != 0.0`)
             return node
+        if name == "_inductor_lowering_extra":
+            return None  # the operand list of a whole-dimension reduction, read by `reduction_input`
         if name == "_if":
             return self.lower_if(node, env)
         if name == "load":
@@ -427,6 +434,47 @@ class KernelLowering(AccessLowering, ComputeLowering):
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
+
+
+def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> dict[str, str]:
+    """How each rank-1 tensor is laid out as a matrix: "col" (N x 1: one value per row, the layout of a
+    row reduction's result, `out[tile_m] = x[tile_m, :].sum(-1)`) or "row" (1 x N, a vector broadcast
+    down the rows, `w[None, :]`): by how the kernel indexes it, the same way at every access."""
+    graphs = [kernel.root] + [loop.graph for loop in kernel.loops.values()] + \
+        [branch.graph for branch in kernel.branches.values()]
+    layouts: dict[str, str] = {}
+    for graph in graphs:
+        for node in graph.nodes:
+            if target_name(node) not in ("load", "store") or target_name(node.args[0]) != "_host_tensor":
+                continue
+            name = node.args[0].args[0]
+            if name not in tensors or tensors[name].dim() != 1:
+                continue
+            index = list(node.args[1])
+            layout = "row" if (index and index[0] is None) or _used_as_row(node) else "col"
+            if layouts.setdefault(name, layout) != layout:
+                raise UnsupportedError(
+                    f"the rank-1 tensor `{name}` is indexed both as a row (`{name}[None, …]`) and as a column "
+                    f"(`{name}[…]`); expected one of them at every access", kernel.location(node))
+    return layouts
+
+
+def _used_as_row(load: torch.fx.Node) -> bool:
+    """A rank-1 load whose value (through format conversions) is broadcast down rows: `w[tile_n][None, :]`."""
+    stack = [load]
+    while stack:
+        node = stack.pop()
+        for user in node.users:
+            name = target_name(user)
+            if name == "subscript" and list(user.args[1])[:1] == [None]:
+                return True
+            if name in ("prims.convert_element_type.default", *_IDENTITY):
+                stack.append(user)
+    return False
+
+
+def _laid_out(shape: list[int], layout: str | None) -> list[int]:
+    return {None: shape, "row": [1, *shape], "col": [*shape, 1]}[layout]
 
 
 def _scalar_value(expr: object, scalars: dict) -> object:

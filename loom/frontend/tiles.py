@@ -37,10 +37,13 @@ class Tile:
 
     `expanded` lists logical dims that are unit dims added by `x[:, None]` and
     absent from the SSA tensor; broadcasting consumers index around them.
+    `row`: a rank-1 value (Helion sees `[n]`) held as a 1 x n row, read from a rank-1 tensor laid out
+    as a row (`w[tile_n]` later broadcast with `[None, :]`); `dims` are the row's `[1, n]`.
     """
 
     value: SSAValue
     dims: list  # each: int (static) or BlockInfo (the block size of that tile)
     expanded: tuple[int, ...] = ()
+    row: bool = False
 
 

@@ -33,6 +33,7 @@ def marked_line(path: Path) -> int:
         ("unsupported_op", UnsupportedError),
         ("no_tile_loop", UnsupportedError),
         ("untiled_size", TileSizeError),
+        ("mixed_vector_layout", UnsupportedError),
     ],
 )
 def test_bad_kernel_reports_typed_error_at_its_line(name, error):

@@ -111,14 +111,15 @@ def inputs():
 
 
 def test_backend_refusals_name_the_users_line():
-    """A rank-1 tensor is refused by the per-core split; the refusal names the line that reads it."""
+    """`mean[:, None] - x` broadcasts its first operand, which the per-core split refuses; the refusal
+    names the line of the user's kernel that does it."""
     from loom.errors import UnsupportedError
 
-    path = Path(__file__).parents[1] / "run" / "vector_kernel.py"
+    path = Path(__file__).parent / "bad_kernels" / "broadcast_first_operand.py"
     source = load_kernel_file(path)
     args = source.example_args()
     compilation = compile_kernel(source.kernel, args, "wormhole_n150")
-    with pytest.raises(UnsupportedError, match="rank 1") as info:
+    with pytest.raises(UnsupportedError, match="broadcasting its first operand") as info:
         run(compilation, args, reference=source.reference)
     assert info.value.location is not None and Path(info.value.location.file).name == path.name
-    assert "x[" in info.value.location.code
+    assert "# LINE:" in info.value.location.code

@@ -57,16 +57,15 @@ def test_cli_run_check_and_trace(tmp_path):
     assert trace.read_text().startswith("{") or trace.read_text().startswith("[")
 
 
-def test_rank_one_tensors_are_refused_by_the_split_with_a_reason():
+def test_rank_one_tensors_run_as_one_column_matrices():
+    """`out[tile_n] = x[tile_n] * 2`: a rank-1 tensor indexed on its own is laid out N x 1 and matches torch."""
     from pathlib import Path
-
-    from loom.errors import UnsupportedError
 
     source = load_kernel_file(Path(__file__).parent / "vector_kernel.py")
     args = source.example_args()
-    compilation = compile_kernel(source.kernel, args, "wormhole_n150")
-    with pytest.raises(UnsupportedError, match="tensor 'x' has rank 1"):
-        run(compilation, args, reference=source.reference)
+    outcome = run(compile_kernel(source.kernel, args, "wormhole_n150"), args, reference=source.reference)
+    assert {t.name: t.vector for t in outcome.program.tensors} == {"x": "col", "out": "col"}
+    assert outcome.check.ok, outcome.check
 
 
 def test_oracle_regret_is_measured_by_simulation():

@@ -1,4 +1,4 @@
-"""A rank-1 kernel: it compiles, but the per-core backends need rank-2 tensors."""
+"""A rank-1 kernel: each vector is laid out as an N x 1 matrix for the per-core backends."""
 
 import torch
 import helion
