@@ -29,6 +29,7 @@ from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 
 from loom.errors import UnsupportedError
+from loom.ir.dialect import GeluOp, GeluTanhOp, SigmoidOp
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -65,16 +66,35 @@ def _recip(x: np.ndarray) -> np.ndarray:
     return np.float32(1.0) / x
 
 
+def _torch(fn: Callable) -> Callable[[np.ndarray], np.ndarray]:
+    """A torch function on float32 numpy matrices (numpy has no erf, gelu or stable sigmoid)."""
+    import torch
+
+    return lambda x: fn(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))).numpy()
+
+
+def _gelu(x):
+    import torch
+
+    return torch.nn.functional.gelu(x)
+
+
+def _gelu_tanh(x):
+    import torch
+
+    return torch.nn.functional.gelu(x, approximate="tanh")
+
+
 _TABLE = (
     # binary ops: b broadcast along rows, columns or as a scalar by the instruction's `bcast`
     Op("add", "binary", "fpu", ("add",), np.add, ("aten.add.Tensor",), arith.AddfOp, "{a} + {b}"),
     Op("sub", "binary", "fpu", ("sub",), np.subtract, ("aten.sub.Tensor",), arith.SubfOp, "{a} - {b}"),
     Op("mul", "binary", "fpu", ("mul",), np.multiply, ("aten.mul.Tensor",), arith.MulfOp, "{a} * {b}"),
     Op("div", "binary", "sfpu", ("recip", "mul"), np.divide, ("aten.div.Tensor",), arith.DivfOp, "{a} / {b}"),
-    Op("max", "binary", "sfpu", ("max",), np.maximum, ("aten.maximum.default",), arith.MaximumfOp,
-       "ttl.math.max({a}, {b})"),
-    Op("min", "binary", "sfpu", ("min",), np.minimum, ("aten.minimum.default",), arith.MinimumfOp,
-       "ttl.math.min({a}, {b})"),
+    Op("max", "binary", "sfpu", ("max",), np.maximum, ("aten.maximum.default", "aten.clamp_min.default"),
+       arith.MaximumfOp, "ttl.math.max({a}, {b})"),
+    Op("min", "binary", "sfpu", ("min",), np.minimum, ("aten.minimum.default", "aten.clamp_max.default"),
+       arith.MinimumfOp, "ttl.math.min({a}, {b})"),
     # unary ops
     Op("exp", "unary", "sfpu", ("exp",), np.exp, ("aten.exp.default",), mathd.ExpOp, "ttl.math.exp({a})"),
     Op("exp2", "unary", "sfpu", ("exp",), np.exp2, ("aten.exp2.default",), mathd.Exp2Op, "ttl.math.exp2({a})"),
@@ -85,6 +105,17 @@ _TABLE = (
     Op("rsqrt", "unary", "sfpu", ("rsqrt",), lambda x: np.float32(1.0) / np.sqrt(x), ("aten.rsqrt.default",),
        mathd.RsqrtOp, "ttl.math.rsqrt({a})"),
     Op("tanh", "unary", "sfpu", ("tanh",), np.tanh, ("aten.tanh.default",), mathd.TanhOp, "ttl.math.tanh({a})"),
+    Op("log1p", "unary", "sfpu", ("log",), np.log1p, ("aten.log1p.default",), mathd.Log1pOp, "ttl.math.logp1({a})"),
+    Op("sin", "unary", "sfpu", ("sin",), np.sin, ("aten.sin.default",), mathd.SinOp, "ttl.math.sin({a})"),
+    Op("cos", "unary", "sfpu", ("cos",), np.cos, ("aten.cos.default",), mathd.CosOp, "ttl.math.cos({a})"),
+    Op("erf", "unary", "sfpu", ("erf",), _torch(lambda x: x.erf()), ("aten.erf.default",), mathd.ErfOp,
+       no_ttlang="TT-Lang 1.1.6 has no erf"),
+    Op("sigmoid", "unary", "sfpu", ("sigmoid",), _torch(lambda x: x.sigmoid()), ("aten.sigmoid.default",),
+       SigmoidOp, "ttl.math.sigmoid({a})"),
+    Op("gelu", "unary", "sfpu", ("gelu",), _torch(_gelu),
+       ("_gelu_erf",), GeluOp, "ttl.math.gelu({a})"),
+    Op("gelu_tanh", "unary", "sfpu", ("gelu",), _torch(_gelu_tanh), ("_gelu_tanh_approx",), GeluTanhOp,
+       no_ttlang="TT-Lang 1.1.6's gelu is the erf form only"),
     Op("recip", "unary", "sfpu", ("recip",), _recip, ("aten.reciprocal.default",), None, "ttl.math.recip({a})"),
     Op("copy", "unary", "fpu", ("copy",), lambda x: x, (), None, "{a}"),
     Op("scale", "unary", "fpu", ("mul",), lambda x: x, (), None, "{a}"),  # x times a constant: `* c`

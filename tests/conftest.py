@@ -24,6 +24,8 @@ ISSUE17_EXAMPLES = {
     "rms_norm": ({"M": 64, "N": 256}, True),
     "long_sum": ({"M": 64, "N": 1024}, True),
     "kl_div": ({"M": 64, "N": 256}, True),
+    "swiglu": ({"M": 64, "N": 128}, True),
+    "matmul_bias_gelu": ({"M": 64, "N": 64, "K": 64}, False),
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

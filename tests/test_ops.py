@@ -25,6 +25,10 @@ _EXPRESSION = {
     ("unary", "exp"): "torch.exp(a)", ("unary", "exp2"): "torch.exp2(a)", ("unary", "log"): "torch.log(a)",
     ("unary", "neg"): "-a", ("unary", "abs"): "torch.abs(a - b)", ("unary", "sqrt"): "torch.sqrt(a)",
     ("unary", "rsqrt"): "torch.rsqrt(a)", ("unary", "tanh"): "torch.tanh(a - b)",
+    ("unary", "log1p"): "torch.log1p(a)", ("unary", "sin"): "torch.sin(4 * a)", ("unary", "cos"): "torch.cos(4 * a)",
+    ("unary", "erf"): "torch.erf(a - b)", ("unary", "sigmoid"): "torch.sigmoid(4 * (a - b))",
+    ("unary", "gelu"): "torch.nn.functional.gelu(4 * (a - b))",
+    ("unary", "gelu_tanh"): "torch.nn.functional.gelu(4 * (a - b), approximate='tanh')",
     ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
 }
 
@@ -97,8 +101,8 @@ def test_an_op_the_arch_does_not_price_is_refused_at_compile_time_with_the_line(
 
 
 def test_an_op_outside_the_table_is_refused_at_compile_time_with_the_line(tmp_path):
-    path = tmp_path / "sigmoid.py"
-    path.write_text(_KERNEL.format(expression="torch.sigmoid(a)"))
+    path = tmp_path / "atan.py"
+    path.write_text(_KERNEL.format(expression="torch.atan(a)"))
     source = load_kernel_file(path)
     with pytest.raises(UnsupportedError) as err:
         compile_kernel(source.kernel, source.example_args({"M": 64, "N": 64}), "wormhole_n150")
@@ -153,6 +157,31 @@ def test_a_binary_op_with_a_constant_operand_runs_and_matches_torch(tmp_path, ex
     compilation = compile_kernel(source.kernel, args, arch, block_sizes={"tile_m": 32, "tile_n": 64})
     outcome = run(compilation, args, reference=source.reference)
     assert outcome.check.ok, outcome.check
+
+
+@pytest.mark.parametrize("expression", [
+    "torch.relu(a - b)", "torch.clamp(a, 0.75, 1.25)", "torch.clamp_min(a - b, 0.1)",
+    "a ** 2", "torch.square(a - b)", "a ** 0.5", "a ** -0.5", "a ** -1",
+    "torch.ones_like(a) + torch.full_like(a, 2.0) * a - torch.zeros_like(b)",
+])
+def test_an_op_written_by_another_entry_runs_and_matches_torch(tmp_path, expression):
+    """relu and clamp are max / min with a constant, powers are products or roots, `*_like` are fills."""
+    path = tmp_path / "rewritten.py"
+    path.write_text(_KERNEL.format(expression=expression))
+    source = load_kernel_file(path)
+    args = source.example_args({"M": 64, "N": 64})
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150", block_sizes={"tile_m": 32, "tile_n": 64})
+    outcome = run(compilation, args, reference=source.reference)
+    assert outcome.check.ok, outcome.check
+
+
+def test_an_unsupported_power_is_refused_with_the_line_and_the_accepted_powers(tmp_path):
+    path = tmp_path / "cube.py"
+    path.write_text(_KERNEL.format(expression="a ** 3"))
+    source = load_kernel_file(path)
+    with pytest.raises(UnsupportedError, match=r"x \*\* 3.*expected a power of 2") as err:
+        compile_kernel(source.kernel, source.example_args({"M": 64, "N": 64}), "wormhole_n150")
+    assert err.value.location is not None and "a ** 3" in err.value.location.code
 
 
 def test_a_widened_tile_operand_is_not_taken_for_a_constant(tmp_path):

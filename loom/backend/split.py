@@ -400,7 +400,10 @@ class ProgramBuilder:
                 roles.get(buf.consumer).append(P.CbPop(buf.name))
             return
         if isinstance(op, CopyOp):
-            self.copy(op, roles, env, coord)
+            try:
+                self.copy(op, roles, env, coord)
+            except UnsupportedError as err:
+                raise _located(err, op, self.module) from None
             return
         if isinstance(op, (MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp)):
             try:
@@ -540,7 +543,8 @@ def _unconverted(value: SSAValue) -> SSAValue:
 
 def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:
     if offset.const % tile or any(c % tile for _, c in offset.terms):
-        raise UnsupportedError(f"offset {offset} is not a whole number of {tile}-element tiles")
+        raise UnsupportedError(f"a block at offset {offset} inside a {tile} x {tile} tile (a slice or index that "
+                               f"is not a multiple of {tile}) is not supported yet; expected offsets in whole tiles")
     return P.Affine(offset.const // tile, tuple((n, c // tile) for n, c in offset.terms))
 
 

@@ -31,6 +31,30 @@ def elementwise_op(name: str) -> ops.Op | None:
 
 
 _MEANS = {"aten.mean.dim"}
+REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar")
+"""Elementwise targets computed by another entry of the op table (see `elementwise_form`)."""
+_POWERS = {2: ("aten.mul.Tensor", "x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
+           -0.5: ("aten.rsqrt.default", "rsqrt"), -1: ("aten.div.Tensor", "1 / x")}
+
+
+def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
+    """The op-table entry an elementwise node computes and its operands (tiles as FX nodes, or numbers):
+    relu is max(x, 0), `x ** c` for c in 2, 0.5, -0.5, -1 is x * x, sqrt, rsqrt or 1 / x.
+    The entry is None for a format conversion; an unsupported power raises a ValueError naming the ones accepted."""
+    name = target_name(node)
+    if name == "aten.relu.default":
+        return ops.from_aten("aten.maximum.default"), [node.args[0], 0.0]
+    if name == "aten.pow.Tensor_Scalar":
+        x, power = node.args
+        if power not in _POWERS:
+            accepted = ", ".join(f"{p} ({form})" for p, (_, form) in _POWERS.items())
+            raise ValueError(f"`x ** {power}` is not supported yet; expected a power of {accepted}")
+        target = _POWERS[power][0]
+        operands = {2: [x, x], -1: [1.0, x]}.get(power, [x])
+        return ops.from_aten(target), operands
+    op = elementwise_op(name)
+    arity = 2 if op is not None and op.form == "binary" else 1
+    return op, list(node.args[:arity])
 
 
 def reduction_input(node: torch.fx.Node) -> torch.fx.Node:
@@ -94,13 +118,14 @@ class ComputeLowering:
         return Tile(self.located(op, node).res[0], acc.dims)
 
     def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
-        name = target_name(node)
         out = node.meta["val"]
         dims = [self.dim_of(s) for s in out.shape]
         out_type = element_type(out.dtype)
-        op = elementwise_op(name)
-        arity = 2 if op is not None and op.form == "binary" else 1
-        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in node.args[:arity]]
+        try:
+            op, args = elementwise_form(node)
+        except ValueError as err:
+            raise UnsupportedError(str(err), self.k.location(node)) from None
+        operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
         body = op.ir if op is not None else None  # None: prims.convert_element_type
         row = any(isinstance(o, Tile) and o.row for o in operands) and len(dims) == 1
         if row and not all(o.row for o in operands if isinstance(o, Tile)):

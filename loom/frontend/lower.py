@@ -43,7 +43,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.errors import CapacityError, TileSizeError, UnsupportedError
 from loom.frontend.access import AccessLowering
-from loom.frontend.compute import ComputeLowering, _fusable_matmuls, _Fusion, elementwise_op, reduction_op
+from loom.frontend.compute import REWRITTEN, ComputeLowering, _fusable_matmuls, _Fusion, elementwise_op, reduction_op
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
@@ -275,9 +275,10 @@ class KernelLowering(AccessLowering, ComputeLowering):
         if name == "store":
             self.lower_store(node, env)
             return None
-        if name == "full":
-            dims = [self.dim_of(s) for s in node.meta["val"].shape]
-            tile = Tile(self.filled(dims, element_type(node.args[2]), node.args[1], node), dims)
+        if name in ("full", "aten.full.default"):  # hl.full, and torch.full_like / zeros_like / ones_like
+            value = node.meta["val"]
+            dims = [self.dim_of(s) for s in value.shape]
+            tile = Tile(self.filled(dims, element_type(value.dtype), node.args[1], node), dims)
             tile.value.name_hint = None
             return tile
         if name == "_for_loop":
@@ -302,7 +303,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return self.lower_accumulating_matmul(node, env)
         if name == "aten.permute.default":
             return self.lower_permute(node, env)
-        if elementwise_op(name) is not None or name == "prims.convert_element_type.default":
+        if elementwise_op(name) is not None or name in ("prims.convert_element_type.default", *REWRITTEN):
             for arg in node.args[:2]:
                 if isinstance(arg, torch.fx.Node) and isinstance(env.get(arg), torch.fx.Node):
                     raise UnsupportedError(

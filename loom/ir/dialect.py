@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.math import FloatingPointLikeUnaryMathOperation
 from xdsl.ir import Dialect
 from xdsl.irdl import (
     IRDLOperation,
@@ -35,7 +36,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import Pure, SameOperandsAndResultType
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -315,8 +316,36 @@ class VbBindOp(IRDLOperation):
             )
 
 
+class _Activation(FloatingPointLikeUnaryMathOperation):
+    """An activation Tensix computes as one vector-unit routine and MLIR's `math` dialect lacks:
+    `%y = loom.sigmoid %x : f32` in the body of a `linalg.generic`."""
+
+    traits = traits_def(Pure(), SameOperandsAndResultType())
+
+
+@irdl_op_definition
+class SigmoidOp(_Activation):
+    """1 / (1 + exp(-x))."""
+
+    name = "loom.sigmoid"
+
+
+@irdl_op_definition
+class GeluOp(_Activation):
+    """x * Phi(x), Phi the standard normal CDF (`F.gelu(x)`)."""
+
+    name = "loom.gelu"
+
+
+@irdl_op_definition
+class GeluTanhOp(_Activation):
+    """GELU's tanh approximation (`F.gelu(x, approximate="tanh")`)."""
+
+    name = "loom.gelu_tanh"
+
+
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
-            MemAllocOp, SemAllocOp, VbBindOp]
+            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp]
 _OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 

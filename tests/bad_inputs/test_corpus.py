@@ -68,7 +68,7 @@ def test_bad_input_gives_one_clear_typed_error(case, monkeypatch):
 
 
 def test_traceback_only_with_debug(monkeypatch):
-    args = ["lower", "tests/bad_inputs/kernels/unsupported_sigmoid.py"]
+    args = ["lower", "tests/bad_inputs/kernels/unsupported_atan.py"]
     plain, _ = invoke(args, monkeypatch)
     debug, _ = invoke(args + ["--debug"], monkeypatch)
     assert plain.exit_code == debug.exit_code == 2

@@ -1,4 +1,4 @@
-"""A reduction with keepdim=True is not lowered yet."""
+"""A power other than 2, 0.5, -0.5 and -1 is not lowered yet."""
 import torch
 
 import helion
@@ -6,12 +6,12 @@ import helion.language as hl
 
 
 @helion.kernel(static_shapes=True)
-def row_max(x: torch.Tensor) -> torch.Tensor:
+def cube(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     for tile_m, tile_n in hl.tile([m, n]):
         t = x[tile_m, tile_n]
-        out[tile_m, tile_n] = t - torch.amax(t, dim=-1, keepdim=True)  # LINE
+        out[tile_m, tile_n] = t ** 3  # LINE
     return out
 
 
