@@ -26,6 +26,7 @@ ISSUE17_EXAMPLES = {
     "kl_div": ({"M": 64, "N": 256}, True),
     "swiglu": ({"M": 64, "N": 128}, True),
     "matmul_bias_gelu": ({"M": 64, "N": 64, "K": 64}, False),
+    "rope": ({"H": 2, "S": 64, "D": 64}, True),
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -34,6 +34,21 @@ class _Access:
     tile_dims: list
 
 
+def static_slice(entry: slice, extent: int) -> tuple[int, int]:
+    """`[start, stop)` of a slice with bounds known at compile time (`:`, `:half`, `half:`, `-32:`), clamped
+    as Python clamps them; a ValueError says what is expected otherwise."""
+    bounds = (entry.start, entry.stop, entry.step)
+    if not all(b is None or isinstance(b, int) for b in bounds):
+        raise ValueError(f"a slice with bounds {bounds[:2]} that are not known when compiling is not supported; "
+                         "expected integer bounds or `:`")
+    start, stop, step = entry.indices(extent)
+    if step != 1:
+        raise ValueError(f"a slice with step {step} is not supported; expected step 1")
+    if stop <= start:
+        raise ValueError(f"the slice [{entry.start}:{entry.stop}] of a dimension of size {extent} is empty")
+    return start, stop
+
+
 class AccessLowering:
     """Global reads and writes of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
 
@@ -48,13 +63,15 @@ class AccessLowering:
             )
         for dim, (entry, extent) in enumerate(zip(index, global_shape)):
             if isinstance(entry, slice):
-                if entry != slice(None):
-                    raise UnsupportedError("sliced ranges other than `:` are not supported", self.k.location(node))
-                offsets.append(0)
-                sizes.append(extent)
-                static.append(extent)
+                try:
+                    start, stop = static_slice(entry, extent)
+                except ValueError as err:
+                    raise UnsupportedError(str(err), self.k.location(node)) from None
+                offsets.append(start)
+                sizes.append(stop - start)
+                static.append(stop - start)
                 kept.append(dim)
-                tile_dims.append(extent)
+                tile_dims.append(stop - start)
             elif isinstance(entry, int):
                 offsets.append(entry)
                 sizes.append(1)

@@ -287,7 +287,7 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                 per_access = [_transfer_options(r, mapped + bystander, arch) for r in reuse]
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
-                for transfers in itertools.product(*per_access):
+                for transfers in _tied_product(reuse, per_access):
                     key = (tuple((a.axis, a.levels) for a in mapped), order,
                            tuple((t.mode, t.group) for t in transfers), split.levels if split else None)
                     if key in seen:
@@ -297,6 +297,19 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                         continue
                     candidates.append(Candidate(view, order, mapped, tuple(transfers), free, split))
     return candidates
+
+
+def _tied_product(reuse: list[AccessReuse], per_access: list[list[Transfer]]):
+    """Every choice of one transfer per access, where accesses with the same reuse facts (the two halves
+    `x[:, :half]`, `x[:, half:]` of one tensor, read alike by every core) take the same transfer: a
+    kernel with k such pairs has k fewer factors in its candidate count, and a mixed choice offers no
+    trade-off the tied ones lack but NoC balance between two identical streams."""
+    first: dict[AccessReuse, int] = {}
+    owner = [first.setdefault(r, i) for i, r in enumerate(reuse)]
+    leaders = sorted(set(owner))
+    for choice in itertools.product(*(per_access[i] for i in leaders)):
+        picked = dict(zip(leaders, choice))
+        yield tuple(picked[owner[i]] for i in range(len(reuse)))
 
 
 def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int) -> bool:

@@ -98,3 +98,23 @@ def test_dump_ir_writes_stage_files(tmp_path):
     written = lowered("matmul").dump(tmp_path)
     assert [p.name for p in written] == ["00_frontend.mlir"]
     assert "loom.sym @tile_k" in written[0].read_text()
+
+
+@pytest.mark.parametrize("entry, extent, expected", [
+    (slice(None), 64, (0, 64)), (slice(None, 32), 64, (0, 32)), (slice(32, None), 64, (32, 64)),
+    (slice(-32, None), 96, (64, 96)), (slice(0, 1000), 64, (0, 64)),
+])
+def test_a_static_slice_is_its_clamped_range(entry, extent, expected):
+    from loom.frontend.access import static_slice
+
+    assert static_slice(entry, extent) == expected
+
+
+@pytest.mark.parametrize("entry, message", [
+    (slice(0, 64, 2), "step 2"), (slice(40, 8), "empty"), (slice(object(), None), "not known when compiling"),
+])
+def test_a_slice_loom_cannot_read_says_why(entry, message):
+    from loom.frontend.access import static_slice
+
+    with pytest.raises(ValueError, match=message):
+        static_slice(entry, 64)

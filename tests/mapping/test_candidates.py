@@ -154,3 +154,22 @@ def test_golden_candidate_ir(name):
     text = to_text(candidate_module(result.module, candidate))
     assert to_text(parse(text)) == text
     check_golden(f"{name}.03_candidate.mlir", f"// candidate {candidate.name}\n" + text)
+
+
+def test_accesses_with_the_same_reuse_take_the_same_transfer():
+    """rope reads each of x, cos and sin as two halves with equal reuse facts: the halves are tied, so
+    each candidate has one transfer per tensor (the count drops from thousands to a few hundred)."""
+    from loom.kernel_file import load_kernel_file
+    from loom.mapping.candidates import enumerate_candidates
+
+    source = load_kernel_file(Path(__file__).parents[2] / "examples" / "rope.py")
+    lowering = loom.lower(source.kernel, source.example_args({"H": 2, "S": 128, "D": 64}, meta=True))
+    candidates = enumerate_candidates(lowering.stages["concrete"], load_arch("wormhole_n150")).candidates
+    assert 0 < len(candidates) < 1000
+    for candidate in candidates:
+        by_reuse: dict = {}
+        for transfer in candidate.transfers:
+            by_reuse.setdefault(transfer.access, set()).add((transfer.mode, transfer.group))
+        assert all(len(modes) == 1 for modes in by_reuse.values())
+    loads = [t for t in candidates[0].transfers if t.direction == "load"]
+    assert len(loads) == 6 and len({t.access for t in loads}) == 3
