@@ -3,7 +3,10 @@ materialization, per-core split and simulator as Loom's own choices (like for li
 
 - GEMM: `matmul_default_config` (2-D multicast: A along rows from the left column, B down the
   columns; 1-D: one operand multicast to every core). TTNN's L1-fitted output block
-  (out_block_h x out_block_w tiles) and K block (in0_block_w tiles) are the block sizes. TTNN
+  (out_block_h x out_block_w tiles) and K block (in0_block_w tiles) are the block sizes, run as
+  chosen: the kernel keeps its partials in TTNN's interm0 format, one buffer with the output when
+  the formats match (`ttnn_matmul.intermediate`, `ttnn_gemm_kernels`); where TTNN's own CBs would
+  not fit L1 the notes say so. TTNN
   launches one core per per-core block and pads the last ones (52 rows of tiles per core on
   Blackhole's 10 rows for 512); the schedule is written for that padded shape and run moving
   only the real tiles.
@@ -23,7 +26,8 @@ from itertools import product
 
 from loom.arch import Arch
 from loom.backend.placement import virtual_arch
-from loom.baselines.ttnn_matmul import ceil_div, matmul_default_config
+from loom.baselines.ttnn_gemm_kernels import GEMM_BY_PARTIALS
+from loom.baselines.ttnn_matmul import ceil_div, intermediate, matmul_default_config
 from loom.baselines.ttnn_sdpa import sdpa_decode_config, sdpa_prefill_config
 from loom.schedule import Schedule, ScheduleError
 
@@ -34,11 +38,13 @@ TILE = 32
 class Baseline:
     """A baseline's schedule, the architecture it is compiled for (the real one, or a virtual grid
     shaped by its core split) and, for a virtual grid, the real one its cores run on row-major
-    (`loom.backend.placement`). `schedule.shape` may pad the real shape (`ttnn_gemm`)."""
+    (`loom.backend.placement`). `schedule.shape` may pad the real shape (`ttnn_gemm`). `kernel`,
+    when set, is the Helion kernel to compile instead of the user's (TTNN's GEMM partials format)."""
 
     schedule: Schedule
     arch: Arch
     placed_on: Arch | None = None
+    kernel: object | None = None
 
 
 def _split_over_grid(dims: tuple[int, ...], sizes: list[int]) -> list[list[int]] | None:
@@ -102,12 +108,23 @@ def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Baseline:
     note = f"TTNN {cfg.kind} on {gx}x{gy} cores, per core {cfg.per_core_M}x{cfg.per_core_N} tiles, " \
            f"out block {cfg.out_block_h}x{cfg.out_block_w}, in0_block_w {cfg.in0_block_w}"
     schedule = _schedule("matmul", arch, shape, order, cores, transfers, blocks, note)
+    interm = intermediate(cfg, arch, dtype)
+    partials = "float32" if interm.dtype == "float32" else "output" if interm.shared_with_output else None
+    if partials is None:
+        raise ScheduleError(f"TTNN's partials in {interm.dtype} apart from a {dtype} output have no Loom kernel")
+    schedule.notes.append(f"partials in {interm.dtype} (TTNN's interm0"
+                          + (", one buffer with the output)" if interm.shared_with_output else ")")
+                          + f": TTNN's CBs take {interm.cb_bytes:,} B of {arch.l1.usable_bytes:,} B usable L1")
+    if interm.cb_bytes > arch.l1.usable_bytes:
+        schedule.notes.append("TTNN itself would not fit L1 here: its CB allocation fails on hardware")
     if padded != shape:
         schedule.shape = padded
         schedule.notes.append("padded " + ", ".join(f"{d} {shape[d]} -> {padded[d]}" for d in shape
                                                      if padded[d] != shape[d])
                               + ": the last cores compute padding; only real tiles move to and from DRAM")
-    return Baseline(schedule, arch)
+    kernel = GEMM_BY_PARTIALS[partials]
+    schedule.kernel = kernel.fn.__name__
+    return Baseline(schedule, arch, kernel=kernel)
 
 
 def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:

@@ -4,6 +4,8 @@ that runs and matches torch."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -11,6 +13,8 @@ from loom.arch import load_arch
 from loom.backend.placement import place_row_major, virtual_arch
 from loom.backend.program import CB, CoreGroup, Multicast, Program, ProgramError
 from loom.baselines.schedules import ttnn_flash_attention, ttnn_flash_decode, ttnn_gemm
+from loom.baselines.ttnn_gemm_kernels import matmul_partials_in_float32, matmul_partials_in_output_format
+from loom.errors import LoomError
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
 from loom.run import run, tensor_shapes
@@ -68,6 +72,26 @@ def test_row_major_placement_counts_x_fastest_and_refuses_cores_that_talk():
         place_row_major(talking, (16, 8), bh)
 
 
+def test_gemm_baseline_keeps_ttnns_block_with_bf16_partials_shared_with_the_output():
+    # 16384^2 x 256 on Wormhole: TTNN's 2-D config gives a 16 x 16 tile out block (in0_block_w 1).
+    # An fp32 accumulator plus a bf16 output does not fit L1 with it (the old baseline halved
+    # tile_m to 256); TTNN's bf16 interm0, one buffer with the output, does: 655,360 B of CBs.
+    wh = load_arch("wormhole_n150")
+    shape = {"M": 16384, "N": 16384, "K": 256}
+    baseline = ttnn_gemm(shape, wh)
+    assert baseline.schedule.block_sizes == {"tile_m": 512, "tile_n": 512, "tile_k": 32}
+    assert baseline.kernel is matmul_partials_in_output_format
+    assert "partials in bfloat16 (TTNN's interm0, one buffer with the output): TTNN's CBs take 655,360 B" \
+        in baseline.schedule.notes[1]
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    compiled = compile_kernel(baseline.kernel, source.example_args(shape, meta=True), wh, shape=shape,
+                              schedule=baseline.schedule)
+    assert compiled.schedule.block_sizes == baseline.schedule.block_sizes
+    with pytest.raises(LoomError, match="L1 footprint"):  # the fp32-accumulator kernel does not fit it
+        compile_kernel(matmul_partials_in_float32, source.example_args(shape, meta=True), wh, shape=shape,
+                       schedule=replace(baseline.schedule, kernel="matmul_partials_in_float32"))
+
+
 def test_padded_baseline_matches_torch_and_writes_only_the_real_output():
     # 416 = 13 tiles on Blackhole: per_core_M = ceil(13 / 10) = 2 -> 7 rows of cores, M padded to 448
     bh = load_arch("blackhole_p150")
@@ -78,7 +102,7 @@ def test_padded_baseline_matches_torch_and_writes_only_the_real_output():
     torch.manual_seed(0)
     args = source.example_args(shape)
     real = compile_kernel(source.kernel, source.example_args(shape, meta=True), bh, shape=shape)
-    padded = compile_kernel(source.kernel, source.example_args(baseline.schedule.shape, meta=True), bh,
+    padded = compile_kernel(baseline.kernel, source.example_args(baseline.schedule.shape, meta=True), bh,
                             shape=baseline.schedule.shape, schedule=baseline.schedule)
     result = run(padded, args, reference=source.reference, valid=tensor_shapes(real))
     assert result.check.ok, result.check

@@ -14,6 +14,8 @@ For bf16 (tile 2048, interm 2048, no bias): size = 4096·(k·(m+n) + m·n).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from loom.arch import load_arch
@@ -24,7 +26,7 @@ from loom.baselines import (
     sdpa_prefill_config,
 )
 from loom.baselines.ttnn import decode_k_chunk_size, matmul_subblock, multi_dim_per_core_factor
-from loom.baselines.ttnn_matmul import CbModel, is_narrow_shape, per_core_factor
+from loom.baselines.ttnn_matmul import CbModel, intermediate, is_narrow_shape, per_core_factor
 
 WH = load_arch("wormhole_n150")
 BH = load_arch("blackhole_p150")
@@ -490,3 +492,20 @@ def test_notes_explain_the_decisions():
     assert any("ceil(log2(8)) = 3" in n for n in c.notes)
     p = sdpa_prefill_config(1, 32, 32, 16384, 16384, 128, arch=WH)
     assert any("BALANCED_Q_PARALLEL on" in n for n in p.notes)
+
+
+def test_intermediate_is_bf16_and_shared_unless_fp32_accumulation():
+    # tt-metal's 2-D factory: interm0 = Float32 with fp32 accumulation, else Float16_b (packer L1
+    # accumulation, on by default for a bf16 output); one buffer with the output when formats match
+    wh = load_arch("wormhole_n150")
+    tile = wh.dtypes.tile_bytes
+    cfg = matmul_default_config(4096, 4096, 4096, arch=wh)
+    bf16 = intermediate(cfg, wh)
+    assert (bf16.dtype, bf16.shared_with_output) == ("bfloat16", True)
+    inputs = (cfg.out_block_h + cfg.out_block_w) * cfg.in0_block_w * 2 * tile["bfloat16"]
+    assert bf16.cb_bytes == inputs + cfg.out_block_h * cfg.out_block_w * tile["bfloat16"]
+    fp32 = intermediate(replace(cfg, fp32_dest_acc=True), wh)
+    assert (fp32.dtype, fp32.shared_with_output) == ("float32", False)
+    assert fp32.cb_bytes == bf16.cb_bytes + cfg.out_block_h * cfg.out_block_w * tile["float32"]
+    # without packer L1 accumulation interm0 takes the output's format: float32 output, float32 partials
+    assert intermediate(cfg, wh, out_dtype="float32", packer_l1_acc=False).dtype == "float32"
