@@ -10,9 +10,10 @@ materialization, per-core split and simulator as Loom's own choices (like for li
   launches one core per per-core block and pads the last ones (52 rows of tiles per core on
   Blackhole's 10 rows for 512); the schedule is written for that padded shape and run moving
   only the real tiles.
-- Flash Attention: q_chunk = k_chunk = 32 and TTNN's batch -> heads -> Q-chunk core split, K and
-  V read by every core (TTNN's newer chain forwarding of K/V between the cores of one head is
-  not reproduced, so this baseline reads more DRAM than today's TTNN).
+- Flash Attention: q_chunk = k_chunk = 32 and TTNN's batch -> heads -> Q-chunk core split. Where
+  TTNN chains the cores of a (batch, head) (`ttnn_sdpa.kv_chains`), its cores run row-major as
+  TTNN's do and K and V go down each chain: multicast from its first core, or forwarded core to
+  core; elsewhere every core reads K and V.
 - Flash Decode: TTNN's k_chunk rule and its batch/head split over cores (one core per head when
   there are enough heads; TTNN's cross-core reduction is not needed then).
 - Attention core splits that no grid rectangle holds (128 of Blackhole's 13x10 cores) run on a
@@ -28,7 +29,7 @@ from loom.arch import Arch
 from loom.backend.placement import virtual_arch
 from loom.baselines.ttnn_gemm_kernels import GEMM_BY_PARTIALS
 from loom.baselines.ttnn_matmul import ceil_div, intermediate, matmul_default_config
-from loom.baselines.ttnn_sdpa import sdpa_decode_config, sdpa_prefill_config
+from loom.baselines.ttnn_sdpa import kv_chains, sdpa_decode_config, sdpa_prefill_config
 from loom.schedule import Schedule, ScheduleError
 
 TILE = 32
@@ -134,7 +135,33 @@ def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
     note = (f"TTNN SDPA: q_chunk = k_chunk = {cfg.q_chunk_size}, "
             f"cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}")
     blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
-    return _independent_cores("flash_attention", arch, shape, ["b", "h", "tile_m"], sizes, blocks, note)
+    chains = kv_chains(cfg, b, h, causal=False)
+    note += "; " + chains.why
+    order = ["b", "h", "tile_m"]
+    if not chains.chains:
+        return _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
+    if len(chains.chains) != b * h or any(len(c) != cfg.q_parallel for c in chains.chains):
+        baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
+        baseline.schedule.notes.append("TTNN's chains cover only some of each head's cores here; not reproduced: "
+                                       "every core reads K and V from DRAM")
+        return baseline
+    return _chained_cores(arch, shape, order, sizes, blocks, note, chains.multicast)
+
+
+def _chained_cores(arch: Arch, shape: dict, order: list[str], sizes: list[int], blocks: dict, note: str,
+                   multicast: bool) -> Baseline:
+    """TTNN's attention cores with K/V chains: core i = (batch, head) x Q cores + Q part, row-major
+    on the real grid, compiled for a virtual grid of Q parts (x) by (batch, head) (y), and K and V
+    multicast or forwarded along x from each chain's first core."""
+    q_cores, rows = sizes[-1], _prod(sizes[:-1])
+    virtual = virtual_arch(arch, (q_cores, rows))
+    cores = {axis: [1, size] for axis, size in zip(order[:-1], sizes[:-1])}
+    cores[order[-1]] = [q_cores, 1]
+    mode = {"mode": "row" if multicast else "forward_row", "group": [q_cores, 1]}
+    schedule = _schedule("flash_attention", virtual, shape, order, cores, {"k": mode, "v": dict(mode)}, blocks, note)
+    schedule.notes.append(f"{q_cores * rows} cores laid out row-major on the {'x'.join(map(str, arch.grid.dims))} "
+                          f"grid, as TTNN does (compiled for a {q_cores}x{rows} virtual grid)")
+    return Baseline(schedule, virtual, placed_on=arch)
 
 
 def ttnn_flash_decode(shape: dict, arch: Arch) -> Baseline:
