@@ -136,16 +136,17 @@ def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
             f"cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}")
     blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
     chains = kv_chains(cfg, b, h, causal=False)
-    note += "; " + chains.why
     order = ["b", "h", "tile_m"]
     if not chains.chains:
-        return _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
-    if len(chains.chains) != b * h or any(len(c) != cfg.q_parallel for c in chains.chains):
+        baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
+    elif len(chains.chains) != b * h or any(len(c) != cfg.q_parallel for c in chains.chains):
         baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
         baseline.schedule.notes.append("TTNN's chains cover only some of each head's cores here; not reproduced: "
                                        "every core reads K and V from DRAM")
-        return baseline
-    return _chained_cores(arch, shape, order, sizes, blocks, note, chains.multicast)
+    else:
+        baseline = _chained_cores(arch, shape, order, sizes, blocks, note, chains.multicast)
+    baseline.schedule.notes.insert(1, chains.why)
+    return baseline
 
 
 def _chained_cores(arch: Arch, shape: dict, order: list[str], sizes: list[int], blocks: dict, note: str,
