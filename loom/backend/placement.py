@@ -4,9 +4,10 @@ TTNN lays the cores of its attention kernels out row-major over the worker grid 
 (i mod X, i div X)) and so uses, say, 128 of Blackhole's 13x10 cores, which no rectangle of the
 grid holds. Loom's views are rectangles, so such a baseline is compiled for a virtual grid shaped
 by its own core split (`virtual_arch`) and its programs are then placed core by core, in the same
-row-major order, on the real grid (`place_row_major`). That is only sound for programs whose
-cores never talk to each other: placement refuses multicasts, core-to-core writes and reads, and
-semaphores, whose coordinates would no longer name the right cores.
+row-major order, on the real grid (`place_row_major`). The cores a core writes to, reads from or
+signals are placed the same way (TTNN's K/V chains forward between neighbours in that order); a
+multicast (or semaphore multicast) is kept only when its rectangle lands on a rectangle of the
+real grid (a chain within one row), and refused otherwise.
 """
 
 from __future__ import annotations
@@ -17,18 +18,17 @@ from math import prod
 from loom.arch import Arch
 from loom.backend.program import (
     ROLES,
+    Affine,
+    Loop,
     Multicast,
     Program,
     ProgramError,
     RemoteRead,
     SemInc,
     SemSet,
-    SemWait,
     Write,
-    walk,
+    core_range,
 )
-
-_BETWEEN_CORES = (Multicast, Write, RemoteRead, SemInc, SemSet, SemWait)
 
 
 def virtual_arch(arch: Arch, dims: tuple[int, ...]) -> Arch:
@@ -42,15 +42,12 @@ def virtual_arch(arch: Arch, dims: tuple[int, ...]) -> Arch:
 
 def place_row_major(program: Program, virtual_dims: tuple[int, ...], arch: Arch) -> Program:
     """`program` (built for a grid of `virtual_dims`) with core i of the virtual grid, counted
-    x fastest, on core i of `arch`'s grid, counted the same way."""
-    for group in program.groups:
-        for role in ROLES:
-            for ins in walk(group.role(role)):
-                if isinstance(ins, _BETWEEN_CORES):
-                    raise ProgramError(f"{group.label}: a {type(ins).__name__} names other cores by their "
-                                       "coordinates; only programs whose cores work alone can be placed row-major")
+    x fastest, on core i of `arch`'s grid, counted the same way; so are the cores it names."""
 
-    def place(coord: tuple[int, ...]) -> tuple[int, ...]:
+    def place(coord: tuple) -> tuple[int, ...]:
+        coord = place_in_virtual(coord)
+        if not all(isinstance(c, int) for c in coord):
+            raise ProgramError(f"a core coordinate {coord} is not a constant; only constant ones can be placed")
         index = 0
         for c, n in zip(reversed(coord), reversed(virtual_dims)):
             index = index * n + c
@@ -60,7 +57,33 @@ def place_row_major(program: Program, virtual_dims: tuple[int, ...], arch: Arch)
             out.append(c)
         return tuple(out)
 
+    def place_in_virtual(coord: tuple) -> tuple[int, ...]:
+        return tuple(c.const if isinstance(c, Affine) and not c.terms else c for c in coord)
+
+    def rect(lo: tuple, hi: tuple, label: str) -> tuple[tuple, tuple]:
+        placed = {place(c) for c in core_range(place_in_virtual(lo), place_in_virtual(hi))}
+        new_lo, new_hi = tuple(map(min, zip(*placed))), tuple(map(max, zip(*placed)))
+        if placed != set(core_range(new_lo, new_hi)):
+            raise ProgramError(f"{label}: a multicast to {lo}..{hi} does not land on a rectangle of the real grid "
+                               "when its cores are placed row-major")
+        return new_lo, new_hi
+
+    def placed_ins(ins, label: str):
+        if isinstance(ins, Loop):
+            return replace(ins, body=tuple(placed_ins(i, label) for i in ins.body))
+        if isinstance(ins, Write):
+            return replace(ins, dst=place(ins.dst))
+        if isinstance(ins, RemoteRead):
+            return replace(ins, src=place(ins.src))
+        if isinstance(ins, (SemInc, SemSet)) and ins.core is not None:
+            return replace(ins, core=place(ins.core))
+        if isinstance(ins, (Multicast, SemSet)) and ins.lo is not None:
+            lo, hi = rect(ins.lo, ins.hi, label)
+            return replace(ins, lo=lo, hi=hi)
+        return ins
+
     groups = tuple(replace(g, cores=tuple(place(c) for c in g.cores),
-                           name=f"core {place(g.cores[0])}" if len(g.cores) == 1 else g.name)
+                           name=f"core {place(g.cores[0])}" if len(g.cores) == 1 else g.name,
+                           **{role: tuple(placed_ins(i, g.label) for i in g.role(role)) for role in ROLES})
                    for g in program.groups)
     return replace(program, arch=arch.name, groups=groups)

@@ -3,13 +3,17 @@ materialization, per-core split and simulator as Loom's own choices (like for li
 
 - GEMM: `matmul_default_config` (2-D multicast: A along rows from the left column, B down the
   columns; 1-D: one operand multicast to every core). TTNN's L1-fitted output block
-  (out_block_h x out_block_w tiles) and K block (in0_block_w tiles) are the block sizes. TTNN
+  (out_block_h x out_block_w tiles) and K block (in0_block_w tiles) are the block sizes, run as
+  chosen: the kernel keeps its partials in TTNN's interm0 format, one buffer with the output when
+  the formats match (`ttnn_matmul.intermediate`, `ttnn_gemm_kernels`); where TTNN's own CBs would
+  not fit L1 the notes say so. TTNN
   launches one core per per-core block and pads the last ones (52 rows of tiles per core on
   Blackhole's 10 rows for 512); the schedule is written for that padded shape and run moving
   only the real tiles.
-- Flash Attention: q_chunk = k_chunk = 32 and TTNN's batch -> heads -> Q-chunk core split, K and
-  V read by every core (TTNN's newer chain forwarding of K/V between the cores of one head is
-  not reproduced, so this baseline reads more DRAM than today's TTNN).
+- Flash Attention: q_chunk = k_chunk = 32 and TTNN's batch -> heads -> Q-chunk core split. Where
+  TTNN chains the cores of a (batch, head) (`ttnn_sdpa.kv_chains`), its cores run row-major as
+  TTNN's do and K and V go down each chain: multicast from its first core, or forwarded core to
+  core; elsewhere every core reads K and V.
 - Flash Decode: TTNN's k_chunk rule and its batch/head split over cores (one core per head when
   there are enough heads; TTNN's cross-core reduction is not needed then).
 - Attention core splits that no grid rectangle holds (128 of Blackhole's 13x10 cores) run on a
@@ -23,8 +27,9 @@ from itertools import product
 
 from loom.arch import Arch
 from loom.backend.placement import virtual_arch
-from loom.baselines.ttnn_matmul import ceil_div, matmul_default_config
-from loom.baselines.ttnn_sdpa import sdpa_decode_config, sdpa_prefill_config
+from loom.baselines.ttnn_gemm_kernels import GEMM_BY_PARTIALS
+from loom.baselines.ttnn_matmul import ceil_div, intermediate, matmul_default_config
+from loom.baselines.ttnn_sdpa import kv_chains, sdpa_decode_config, sdpa_prefill_config
 from loom.schedule import Schedule, ScheduleError
 
 TILE = 32
@@ -34,11 +39,13 @@ TILE = 32
 class Baseline:
     """A baseline's schedule, the architecture it is compiled for (the real one, or a virtual grid
     shaped by its core split) and, for a virtual grid, the real one its cores run on row-major
-    (`loom.backend.placement`). `schedule.shape` may pad the real shape (`ttnn_gemm`)."""
+    (`loom.backend.placement`). `schedule.shape` may pad the real shape (`ttnn_gemm`). `kernel`,
+    when set, is the Helion kernel to compile instead of the user's (TTNN's GEMM partials format)."""
 
     schedule: Schedule
     arch: Arch
     placed_on: Arch | None = None
+    kernel: object | None = None
 
 
 def _split_over_grid(dims: tuple[int, ...], sizes: list[int]) -> list[list[int]] | None:
@@ -102,12 +109,23 @@ def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Baseline:
     note = f"TTNN {cfg.kind} on {gx}x{gy} cores, per core {cfg.per_core_M}x{cfg.per_core_N} tiles, " \
            f"out block {cfg.out_block_h}x{cfg.out_block_w}, in0_block_w {cfg.in0_block_w}"
     schedule = _schedule("matmul", arch, shape, order, cores, transfers, blocks, note)
+    interm = intermediate(cfg, arch, dtype)
+    partials = "float32" if interm.dtype == "float32" else "output" if interm.shared_with_output else None
+    if partials is None:
+        raise ScheduleError(f"TTNN's partials in {interm.dtype} apart from a {dtype} output have no Loom kernel")
+    schedule.notes.append(f"partials in {interm.dtype} (TTNN's interm0"
+                          + (", one buffer with the output)" if interm.shared_with_output else ")")
+                          + f": TTNN's CBs take {interm.cb_bytes:,} B of {arch.l1.usable_bytes:,} B usable L1")
+    if interm.cb_bytes > arch.l1.usable_bytes:
+        schedule.notes.append("TTNN itself would not fit L1 here: its CB allocation fails on hardware")
     if padded != shape:
         schedule.shape = padded
         schedule.notes.append("padded " + ", ".join(f"{d} {shape[d]} -> {padded[d]}" for d in shape
                                                      if padded[d] != shape[d])
                               + ": the last cores compute padding; only real tiles move to and from DRAM")
-    return Baseline(schedule, arch)
+    kernel = GEMM_BY_PARTIALS[partials]
+    schedule.kernel = kernel.fn.__name__
+    return Baseline(schedule, arch, kernel=kernel)
 
 
 def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
@@ -117,7 +135,34 @@ def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
     note = (f"TTNN SDPA: q_chunk = k_chunk = {cfg.q_chunk_size}, "
             f"cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}")
     blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
-    return _independent_cores("flash_attention", arch, shape, ["b", "h", "tile_m"], sizes, blocks, note)
+    chains = kv_chains(cfg, b, h, causal=False)
+    order = ["b", "h", "tile_m"]
+    if not chains.chains:
+        baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
+    elif len(chains.chains) != b * h or any(len(c) != cfg.q_parallel for c in chains.chains):
+        baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
+        baseline.schedule.notes.append("TTNN's chains cover only some of each head's cores here; not reproduced: "
+                                       "every core reads K and V from DRAM")
+    else:
+        baseline = _chained_cores(arch, shape, order, sizes, blocks, note, chains.multicast)
+    baseline.schedule.notes.insert(1, chains.why)
+    return baseline
+
+
+def _chained_cores(arch: Arch, shape: dict, order: list[str], sizes: list[int], blocks: dict, note: str,
+                   multicast: bool) -> Baseline:
+    """TTNN's attention cores with K/V chains: core i = (batch, head) x Q cores + Q part, row-major
+    on the real grid, compiled for a virtual grid of Q parts (x) by (batch, head) (y), and K and V
+    multicast or forwarded along x from each chain's first core."""
+    q_cores, rows = sizes[-1], _prod(sizes[:-1])
+    virtual = virtual_arch(arch, (q_cores, rows))
+    cores = {axis: [1, size] for axis, size in zip(order[:-1], sizes[:-1])}
+    cores[order[-1]] = [q_cores, 1]
+    mode = {"mode": "row" if multicast else "forward_row", "group": [q_cores, 1]}
+    schedule = _schedule("flash_attention", virtual, shape, order, cores, {"k": mode, "v": dict(mode)}, blocks, note)
+    schedule.notes.append(f"{q_cores * rows} cores laid out row-major on the {'x'.join(map(str, arch.grid.dims))} "
+                          f"grid, as TTNN does (compiled for a {q_cores}x{rows} virtual grid)")
+    return Baseline(schedule, virtual, placed_on=arch)
 
 
 def ttnn_flash_decode(shape: dict, arch: Arch) -> Baseline:

@@ -457,3 +457,45 @@ def _no_reuse(p: _Problem, notes: list[str]) -> MatmulConfig:
                         out_block_h=1, out_block_w=1, out_subblock_h=1, out_subblock_w=1,
                         fidelity=p.fidelity, fp32_dest_acc=p.fp32_dest_acc, num_blocks_k=p.Kt,
                         notes=tuple(notes))
+
+
+# --- the partials buffer TTNN really allocates --------------------------------------------------
+
+@dataclass(frozen=True)
+class Intermediate:
+    """TTNN's partials CB (`interm0`, c_5) for a multicast matmul, and the L1 its CBs really take.
+
+    tt-metal `ttnn/cpp/ttnn/operations/matmul/device/factory/matmul_multicore_reuse_mcast_2d_program_factory.cpp`
+    (commit 043b5ac261d74cd5543a2d73edd684ac5446bdc1), `create_program_mcast_in0_in1`:
+    packer L1 accumulation runs when it is configured and there are more than two K blocks (more
+    than one in the 1-D factory); interm0 is then Float32 with fp32 accumulation, else Float16_b;
+    without it, Float32 with fp32 accumulation, else the output's format. When interm0's format
+    equals the output's, interm0 and the output CB are one buffer of out_block_h x out_block_w
+    tiles (no double buffering); otherwise two. in0 and in1 blocks are double-buffered when there
+    is more than one K block. `cb_bytes` is what the factory allocates, unlike `CbModel`, the
+    config selection's conservative estimate, which always counts output and partials apart.
+    """
+
+    dtype: str
+    shared_with_output: bool
+    cb_bytes: int
+
+
+def intermediate(cfg: MatmulConfig, arch: Arch | str, dtype: str = "bfloat16", out_dtype: str | None = None,
+                 packer_l1_acc: bool | None = None) -> Intermediate:
+    """TTNN's interm0 for `cfg` (a multicast config); `packer_l1_acc` defaults to TTNN's default
+    compute config, on unless the output is float32 (tenstorrent.md §3 Default compute config)."""
+    a = resolve_arch(arch)
+    out = out_dtype or dtype
+    l1_acc = (out != "float32") if packer_l1_acc is None else packer_l1_acc
+    l1_acc_blocks = 2 if cfg.kind == "mcast_2d" else 1
+    if cfg.fp32_dest_acc:
+        interm = "float32"
+    else:
+        interm = "bfloat16" if l1_acc and cfg.num_blocks_k > l1_acc_blocks else out
+    shared = interm == out
+    depth = CB_BUFFERING_DEPTH if cfg.num_blocks_k > 1 else 1
+    block = cfg.out_block_h * cfg.out_block_w
+    cb_bytes = ((cfg.out_block_h + cfg.out_block_w) * cfg.in0_block_w * depth * tile_bytes(a, dtype)
+                + block * tile_bytes(a, out) + (0 if shared else block * tile_bytes(a, interm)))
+    return Intermediate(interm, shared, cb_bytes)

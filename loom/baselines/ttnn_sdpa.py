@@ -166,7 +166,7 @@ def sdpa_prefill_config(B: int, NQH: int, NKH: int, Sq: int, Sk: int, DH: int, *
             f"chunk pairs Q_i, Q_(n-1-i)" if balanced else
             f"off: q_per_core = {q_per_core} odd or not dividing the {q_num_chunks} chunks evenly"))
     else:
-        notes.append("non-causal: K/V chain forwarding between cores sharing a head")
+        notes.append("non-causal: K/V chains between the cores that share a (batch, head), where any do (`kv_chains`)")
 
     # Per-core matmuls (tenstorrent.md §4): QKᵀ over DHt, PV over Sk_chunk_t; fp32 accumulation off.
     dst = DST_TILES
@@ -272,3 +272,90 @@ def sdpa_decode_config(B: int, NQH: int, NKH: int, S: int, DH: int, *, arch: Arc
         cores_per_batch=cores_per_batch, cores_per_head=cores_per_head, heads_per_core=heads_per_core,
         num_active_cores=active, num_reducer_cores=num_reducers, tree_reduction_rounds=rounds,
         fidelity=SDPA_FIDELITY, fp32_dest_acc=False, exp_approx_mode=True, notes=tuple(notes))
+
+
+# --- K/V chain forwarding (non-causal prefill) --------------------------------------------------
+
+@dataclass(frozen=True)
+class KvChains:
+    """TTNN's K/V store-and-forward chains for one SDPA prefill program.
+
+    `chains` lists, per chained (batch, head), its cores as row-major core indices (core i at
+    (i mod grid_x, i div grid_x)); `multicast` is whether the injector multicasts each K/V chunk
+    to the rest of its chain instead of forwarding it core to core (all chains or none).
+    """
+
+    chains: tuple[tuple[int, ...], ...]
+    multicast: bool
+    why: str
+
+
+def kv_chains(cfg: SdpaConfig, B: int, NQH: int, *, causal: bool, chunked: bool = False) -> KvChains:
+    """Where TTNN builds K/V chains, and whether it multicasts along them.
+
+    tt-metal `ttnn/cpp/ttnn/operations/transformer/sdpa/device/sdpa_program_factory.cpp` (commit
+    000e7c053de83f4dd8bb52da5aa09bda2ead7ce4; PR #37285) builds chains only for non-causal,
+    non-chunked SDPA: core i takes the batch, head and Q-chunk ranges of the core split, and each
+    (batch, head) with Q work on two or more cores gets a chain (`build_chains_for_heads` in
+    `sdpa_chain_utils.hpp`, commit 2c741005cf651673edf4e7a54d6b9255bf43af0e): it starts at the first
+    of those cores (not the last) that serves that head alone and is in no chain yet, runs on
+    through the head's cores, wrapping around, and stops at a core already in a chain; fewer than
+    two cores, no chain. `configure_mcast_for_chains` (#38025, #38341) then multicasts, on every
+    chain or on none, when every chain lies in one physical row (logical rows map to physical
+    rows), with no core of its head between its ends left out, and its cores have equal Q-chunk
+    counts. TTNN picks each injector by its DRAM column, which decides no chain and no mode and
+    is not modelled here.
+    """
+    if causal or chunked:
+        return KvChains((), False, "no K/V chains: TTNN builds them only for non-causal, non-chunked SDPA")
+    gx, gy = cfg.grid
+    qpf, npf = cfg.q_parallel, cfg.nh_parallel
+    work: list[list[tuple[int, int]]] = []  # per core: (head id, Q chunks)
+    segments: dict[int, list[int]] = {}  # head id -> its cores, in core order
+    for i in range(gx * gy):
+        b0 = min(i // (npf * qpf) * cfg.batch_per_core, B)
+        h0 = min(i // qpf % npf * cfg.nh_per_core, NQH)
+        q0 = min(i % qpf * cfg.q_per_core, cfg.q_num_chunks)
+        q1 = min(q0 + cfg.q_per_core, cfg.q_num_chunks)
+        work.append([])
+        for b in range(b0, min(b0 + cfg.batch_per_core, B)):
+            for h in range(h0, min(h0 + cfg.nh_per_core, NQH)):
+                if q1 > q0:
+                    work[i].append((b * NQH + h, q1 - q0))
+                    segments.setdefault(b * NQH + h, []).append(i)
+    chained: set[int] = set()
+    chains = []
+    for head, cores in sorted(segments.items()):
+        start = next((k for k, c in enumerate(cores[:-1]) if c not in chained and len(work[c]) == 1), None)
+        if start is None:
+            continue
+        chain = []
+        for step in range(len(cores)):
+            core = cores[(start + step) % len(cores)]
+            if core in chained:
+                break
+            chain.append(core)
+        if len(chain) >= 2:
+            chained.update(chain)
+            chains.append((head, tuple(chain)))
+    if not chains:
+        return KvChains((), False, "no K/V chains: no (batch, head) has Q work on two or more cores")
+
+    def q_chunks(core: int, head: int) -> int:
+        return dict(work[core])[head]
+
+    def row_ok(head: int, chain: tuple[int, ...]) -> str:
+        if len({c // gx for c in chain}) > 1:
+            return "spans two rows of cores"
+        inside = [c for c in segments[head] if min(chain) <= c <= max(chain) and c not in chain]
+        if inside:
+            return "leaves out a core of its head between its ends"
+        return "" if len({q_chunks(c, head) for c in chain}) == 1 else "has unequal Q-chunk counts"
+
+    refusals = [(head, why) for head, chain in chains if (why := row_ok(head, chain))]
+    sizes = sorted({len(c) for _, c in chains})
+    what = f"{len(chains)} K/V chain(s) of {'/'.join(map(str, sizes))} cores (one per (batch, head))"
+    why = (f"{what}, multicast from the first core: every chain lies in one row" if not refusals else
+           f"{what}, forwarded core to core: the chain of (batch, head) {divmod(refusals[0][0], NQH)} "
+           f"{refusals[0][1]}, so no chain multicasts")
+    return KvChains(tuple(c for _, c in chains), not refusals, why)

@@ -29,7 +29,6 @@ from loom.pipeline import compile as compile_kernel
 from loom.run import run, tensor_shapes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TILE = 32
 
 
 def shapes(kernel: str, arch: str) -> list[dict]:
@@ -70,30 +69,16 @@ def measure(kernel: str, shape: dict, arch_name: str, jobs: int | None = None) -
 
 
 def _baseline(source, arch, shape, kernel):
-    """TTNN's choice compiled through Loom (at the padded shape its schedule names, if any). TTNN
-    sizes its output block for a bf16 intermediate (packer L1 accumulation); Loom keeps the
-    accumulator in fp32. When the block does not fit L1 that way, shrink its larger side to the
-    next smaller whole-tile divisor (halving a power of two), as TTNN's own fitting loop would,
-    and say so. Returns the compilation and the real architecture to run it on when it was
-    compiled for a virtual grid (`loom.baselines.schedules.Baseline`), else None."""
+    """TTNN's choice compiled through Loom (at the padded shape its schedule names, if any, and
+    from the baseline's own kernel when it has one: TTNN's GEMM partials format). Returns the
+    compilation and the real architecture to run it on when it was compiled for a virtual grid
+    (`loom.baselines.schedules.Baseline`), else None."""
     baseline = TTNN[kernel](shape, arch)
-    schedule, target = baseline.schedule, baseline.arch
+    schedule = baseline.schedule
     args = source.example_args(schedule.shape, meta=True)
-    for _ in range(6):
-        try:
-            return compile_kernel(source.kernel, args, target, shape=schedule.shape,
-                                  schedule=schedule), baseline.placed_on
-        except LoomError as err:
-            sizes = schedule.block_sizes
-            if "L1 footprint" not in err.message or not {"tile_m", "tile_n"} <= set(sizes):
-                raise
-            side = "tile_m" if sizes["tile_m"] >= sizes["tile_n"] else "tile_n"
-            if sizes[side] <= TILE:
-                raise
-            tiles = sizes[side] // TILE
-            sizes[side] = TILE * max(d for d in range(1, tiles) if tiles % d == 0)
-            schedule.notes.append(f"{side} shrunk to {sizes[side]} to fit L1 with an fp32 accumulator")
-    return compile_kernel(source.kernel, args, target, shape=schedule.shape, schedule=schedule), baseline.placed_on
+    compiled = compile_kernel(baseline.kernel or source.kernel, args, baseline.arch, shape=schedule.shape,
+                              schedule=schedule)
+    return compiled, baseline.placed_on
 
 
 def geomean(values: list[float]) -> float:

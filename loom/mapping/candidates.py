@@ -176,7 +176,10 @@ def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
     return tuple(mapped)
 
 
-def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: Arch) -> list[Transfer]:
+def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: Arch,
+                      dominated_too: bool = False) -> list[Transfer]:
+    """Unicast and every legal multicast and forwarding of `access`; forwarding only where the
+    multicast does not dominate it, unless `dominated_too` (a given schedule may name it)."""
     unicast = Transfer(access.tensor, access.direction, "unicast", (1,) * len(arch.grid.dims), access)
     if access.direction != "load":
         return [unicast]
@@ -200,7 +203,7 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
     for dim in contiguous:  # forwarding down one line of the group, where the multicast does not dominate it
         shape = SHAPE_OF_DIMS.get((dim,)) if ndims > 1 else "row"
         hops = shared[dim] - 1
-        if shape not in arch.noc.multicast or hops * arch.rates.multicast < arch.rates.core_to_core:
+        if dominated_too or shape not in arch.noc.multicast or hops * arch.rates.multicast < arch.rates.core_to_core:
             group = tuple(shared[d] if d == dim else 1 for d in range(ndims))
             options.append(Transfer(access.tensor, access.direction, f"forward_{shape}", group, access))
     seen = {(1,) * ndims}
@@ -359,7 +362,7 @@ def candidate_from_schedule(module: ModuleOp, arch: Arch, view_levels, order, sp
         raise ScheduleError(f"levels {unused} of view {view.name} run no grid axis")
     chosen = []
     for access in access_reuse(grid):
-        options = _transfer_options(access, tuple(axes), arch)
+        options = _transfer_options(access, tuple(axes), arch, dominated_too=True)
         unicast = {"mode": "unicast"}
         wanted = transfers.get(access.tensor, unicast) if access.direction == "load" else unicast
         group = tuple(wanted.get("group", (1,) * len(arch.grid.dims)))

@@ -4,13 +4,17 @@ that runs and matches torch."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 import torch
 
 from loom.arch import load_arch
 from loom.backend.placement import place_row_major, virtual_arch
-from loom.backend.program import CB, CoreGroup, Multicast, Program, ProgramError
+from loom.backend.program import CB, CoreGroup, Multicast, Program, ProgramError, SemInc, Write
 from loom.baselines.schedules import ttnn_flash_attention, ttnn_flash_decode, ttnn_gemm
+from loom.baselines.ttnn_gemm_kernels import matmul_partials_in_float32, matmul_partials_in_output_format
+from loom.errors import LoomError
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
 from loom.run import run, tensor_shapes
@@ -43,16 +47,21 @@ def test_one_dimensional_gemm_uses_ttnns_core_count_as_a_rectangle():
 def test_attention_split_no_rectangle_holds_runs_row_major_on_a_virtual_grid():
     bh = load_arch("blackhole_p150")
     # B=1: TTNN's 1 x 32 heads x 4 Q parts = 128 cores; no rectangle of 13 x 10 holds that
+    # (TTNN chains each head's 4 cores: Q parts along x, K and V forwarded down each chain)
     baseline = ttnn_flash_attention({"B": 1, "H": 32, "L": 15360, "D": 64}, bh)
-    assert baseline.placed_on is bh and baseline.arch.grid.dims == [32, 4]
-    assert baseline.schedule.arch == "blackhole_p150@32x4"
+    assert baseline.placed_on is bh and baseline.arch.grid.dims == [4, 32]
+    assert baseline.schedule.arch == "blackhole_p150@4x32"
+    assert baseline.schedule.transfers["k"] == {"mode": "forward_row", "group": [4, 1]}
+    # B=4: one core per (batch, head), no chains: no rectangle holds 128 cores either
+    unchained = ttnn_flash_attention({"B": 4, "H": 32, "L": 3840, "D": 64}, bh)
+    assert unchained.arch.grid.dims == [128, 1] and unchained.schedule.transfers == {}
     decode = ttnn_flash_decode({"B": 16, "H": 32, "L": 4096, "D": 64}, bh)
     assert decode.arch.grid.dims == [16, 8]
     wormhole = ttnn_flash_decode({"B": 16, "H": 32, "L": 4096, "D": 64}, load_arch("wormhole_n150"))
     assert wormhole.placed_on is None
 
 
-def test_row_major_placement_counts_x_fastest_and_refuses_cores_that_talk():
+def test_row_major_placement_counts_x_fastest_and_places_the_cores_a_core_names():
     bh = load_arch("blackhole_p150")
     virtual = virtual_arch(bh, (16, 8))
     program = Program(virtual.name, (), [CoreGroup(cores=((vx, vy),), cbs=(CB("b", "bfloat16"),))
@@ -62,10 +71,38 @@ def test_row_major_placement_counts_x_fastest_and_refuses_cores_that_talk():
     assert placed.arch == bh.name and len(where) == 128
     assert placed.groups[16].cores == ((3, 1),)  # virtual (0, 1) is core 16: x 16 mod 13, y 16 div 13
     assert max(y for _, y in where) == 9
-    talking = Program(virtual.name, (), [CoreGroup(cores=((0, 0),), cbs=(CB("b", "bfloat16"),),
-                                                   reader=(Multicast((1, 0), (2, 0), "b"),))])
-    with pytest.raises(ProgramError, match="only programs whose cores work alone"):
-        place_row_major(talking, (16, 8), bh)
+    def sender(*instrs):
+        return Program(virtual.name, (), [CoreGroup(cores=((0, 1),), cbs=(CB("b", "bfloat16"),), reader=instrs)])
+
+    # virtual (1, 1) .. (2, 1) are cores 17, 18: (4, 1) .. (5, 1), a row segment of the real grid
+    placed = place_row_major(sender(Multicast((1, 1), (2, 1), "b"), Write((1, 1), "b"), SemInc("s", core=(9, 1))),
+                             (16, 8), bh)
+    multicast, write, inc = placed.groups[0].reader
+    named = [tuple(c.const for c in coord) for coord in (multicast.lo, multicast.hi, write.dst, inc.core)]
+    assert named == [(4, 1), (5, 1), (4, 1), (12, 1)]
+    # virtual (12, 0) .. (13, 0) are cores 12, 13: (12, 0) and (0, 1), no rectangle of the real grid
+    with pytest.raises(ProgramError, match="does not land on a rectangle"):
+        place_row_major(sender(Multicast((12, 0), (13, 0), "b")), (16, 8), bh)
+
+
+def test_gemm_baseline_keeps_ttnns_block_with_bf16_partials_shared_with_the_output():
+    # 16384^2 x 256 on Wormhole: TTNN's 2-D config gives a 16 x 16 tile out block (in0_block_w 1).
+    # An fp32 accumulator plus a bf16 output does not fit L1 with it (the old baseline halved
+    # tile_m to 256); TTNN's bf16 interm0, one buffer with the output, does: 655,360 B of CBs.
+    wh = load_arch("wormhole_n150")
+    shape = {"M": 16384, "N": 16384, "K": 256}
+    baseline = ttnn_gemm(shape, wh)
+    assert baseline.schedule.block_sizes == {"tile_m": 512, "tile_n": 512, "tile_k": 32}
+    assert baseline.kernel is matmul_partials_in_output_format
+    assert "partials in bfloat16 (TTNN's interm0, one buffer with the output): TTNN's CBs take 655,360 B" \
+        in baseline.schedule.notes[1]
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    compiled = compile_kernel(baseline.kernel, source.example_args(shape, meta=True), wh, shape=shape,
+                              schedule=baseline.schedule)
+    assert compiled.schedule.block_sizes == baseline.schedule.block_sizes
+    with pytest.raises(LoomError, match="L1 footprint"):  # the fp32-accumulator kernel does not fit it
+        compile_kernel(matmul_partials_in_float32, source.example_args(shape, meta=True), wh, shape=shape,
+                       schedule=replace(baseline.schedule, kernel="matmul_partials_in_float32"))
 
 
 def test_padded_baseline_matches_torch_and_writes_only_the_real_output():
@@ -78,7 +115,7 @@ def test_padded_baseline_matches_torch_and_writes_only_the_real_output():
     torch.manual_seed(0)
     args = source.example_args(shape)
     real = compile_kernel(source.kernel, source.example_args(shape, meta=True), bh, shape=shape)
-    padded = compile_kernel(source.kernel, source.example_args(baseline.schedule.shape, meta=True), bh,
+    padded = compile_kernel(baseline.kernel, source.example_args(baseline.schedule.shape, meta=True), bh,
                             shape=baseline.schedule.shape, schedule=baseline.schedule)
     result = run(padded, args, reference=source.reference, valid=tensor_shapes(real))
     assert result.check.ok, result.check

@@ -14,6 +14,8 @@ For bf16 (tile 2048, interm 2048, no bias): size = 4096·(k·(m+n) + m·n).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from loom.arch import load_arch
@@ -24,7 +26,8 @@ from loom.baselines import (
     sdpa_prefill_config,
 )
 from loom.baselines.ttnn import decode_k_chunk_size, matmul_subblock, multi_dim_per_core_factor
-from loom.baselines.ttnn_matmul import CbModel, is_narrow_shape, per_core_factor
+from loom.baselines.ttnn_matmul import CbModel, intermediate, is_narrow_shape, per_core_factor
+from loom.baselines.ttnn_sdpa import kv_chains
 
 WH = load_arch("wormhole_n150")
 BH = load_arch("blackhole_p150")
@@ -490,3 +493,53 @@ def test_notes_explain_the_decisions():
     assert any("ceil(log2(8)) = 3" in n for n in c.notes)
     p = sdpa_prefill_config(1, 32, 32, 16384, 16384, 128, arch=WH)
     assert any("BALANCED_Q_PARALLEL on" in n for n in p.notes)
+
+
+def test_intermediate_is_bf16_and_shared_unless_fp32_accumulation():
+    # tt-metal's 2-D factory: interm0 = Float32 with fp32 accumulation, else Float16_b (packer L1
+    # accumulation, on by default for a bf16 output); one buffer with the output when formats match
+    wh = load_arch("wormhole_n150")
+    tile = wh.dtypes.tile_bytes
+    cfg = matmul_default_config(4096, 4096, 4096, arch=wh)
+    bf16 = intermediate(cfg, wh)
+    assert (bf16.dtype, bf16.shared_with_output) == ("bfloat16", True)
+    inputs = (cfg.out_block_h + cfg.out_block_w) * cfg.in0_block_w * 2 * tile["bfloat16"]
+    assert bf16.cb_bytes == inputs + cfg.out_block_h * cfg.out_block_w * tile["bfloat16"]
+    fp32 = intermediate(replace(cfg, fp32_dest_acc=True), wh)
+    assert (fp32.dtype, fp32.shared_with_output) == ("float32", False)
+    assert fp32.cb_bytes == bf16.cb_bytes + cfg.out_block_h * cfg.out_block_w * tile["float32"]
+    # without packer L1 accumulation interm0 takes the output's format: float32 output, float32 partials
+    assert intermediate(cfg, wh, out_dtype="float32", packer_l1_acc=False).dtype == "float32"
+
+
+@pytest.mark.parametrize("arch, B, H, L, causal, chains, cores, multicast", [
+    # Wormhole 8x8: B=1 -> 32 heads x 2 Q parts; each head's pair sits in one row -> multicast
+    ("wormhole_n150", 1, 32, 16384, False, 32, 2, True),
+    ("wormhole_n150", 1, 32, 64, False, 32, 2, True),  # one Q chunk per core still chains
+    ("wormhole_n150", 1, 32, 16384, True, 0, 0, False),  # causal: no chains
+    ("wormhole_n150", 2, 32, 8192, False, 0, 0, False),  # 64 (batch, head)s on 64 cores: one core each
+    ("wormhole_n150", 1, 4, 512, False, 4, 16, False),  # 16 cores a head span two rows -> forwarded
+    ("wormhole_n150", 1, 8, 384, False, 8, 6, True),  # 12 chunks, 2 per core on 6 of 8 cores, one row
+    ("wormhole_n150", 1, 8, 352, False, 8, 6, False),  # 11 chunks: 2,2,2,2,2,1 unequal -> forwarded
+    # Blackhole 13x10: 4 (B=1) or 2 (B=2) cores a head, row-major over 13 columns: some chains
+    # straddle a row, so none multicasts (all or nothing)
+    ("blackhole_p150", 1, 32, 15360, False, 32, 4, False),
+    ("blackhole_p150", 2, 32, 7680, False, 64, 2, False),
+    ("blackhole_p150", 4, 32, 3840, False, 0, 0, False),
+    ("blackhole_p150", 20, 32, 768, False, 0, 0, False),
+])
+def test_kv_chains_where_ttnn_builds_them(arch, B, H, L, causal, chains, cores, multicast):
+    cfg = sdpa_prefill_config(B, H, H, L, L, 64, arch=arch, causal=causal)
+    got = kv_chains(cfg, B, H, causal=causal)
+    assert len(got.chains) == chains and got.multicast == multicast, got.why
+    assert all(len(c) == cores for c in got.chains)
+    if chains:  # a chain is its head's consecutive cores
+        assert all(c == tuple(range(c[0], c[0] + cores)) for c in got.chains)
+
+
+def test_kv_chains_refuse_multicast_for_the_reason_ttnn_does():
+    cfg = sdpa_prefill_config(1, 8, 8, 352, 352, 64, arch="wormhole_n150", causal=False)
+    assert "unequal Q-chunk counts" in kv_chains(cfg, 1, 8, causal=False).why
+    cfg = sdpa_prefill_config(1, 32, 32, 15360, 15360, 64, arch="blackhole_p150", causal=False)
+    assert "(batch, head) (0, 3) spans two rows" in kv_chains(cfg, 1, 32, causal=False).why
+    assert "non-chunked" in kv_chains(cfg, 1, 32, causal=False, chunked=True).why
