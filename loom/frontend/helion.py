@@ -324,14 +324,6 @@ def _target_name(node: torch.fx.Node | None) -> str:
     return str(target) if type(target).__name__ == "OpOverload" else getattr(target, "__name__", str(target))
 
 
-def _first_reduction(graph: torch.fx.Graph) -> torch.fx.Node | None:
-    """The first reducing op of a graph (what made Helion build a reduction loop), else its first op."""
-    calls = [n for n in graph.nodes if n.op == "call_function"]
-    reducing = ("amax", "amin", "sum", "mean", "prod", "argmax", "argmin", "var", "std", "max.dim", "min.dim",
-                "logsumexp", "softmax", "cumsum")
-    return next((n for n in calls if any(f".{r}" in _target_name(n) for r in reducing)), calls[0] if calls else None)
-
-
 def _node_location(node: torch.fx.Node | None, source_file: str, lines: list[str]) -> SourceLocation | None:
     loc = str(node.meta.get("location") or "") if node is not None else ""
     file, _, line = loc.rpartition(":")
