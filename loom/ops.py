@@ -122,6 +122,8 @@ _TABLE = (
     # row reductions (dst is one tile wide; `scale` multiplies a sum)
     Op("max", "reduce", "fpu", ("reduce_row",), lambda x: x.max(axis=1), ("aten.amax.default",),
        arith.MaximumfOp, "ttl.math.reduce_max({a}, dims=[-1], shape={shape})", identity=-np.inf),
+    Op("min", "reduce", "fpu", ("reduce_row",), lambda x: x.min(axis=1), ("aten.amin.default",),
+       arith.MinimumfOp, no_ttlang="TT-Lang 1.1.6 reduces by max and sum only", identity=np.inf),
     Op("sum", "reduce", "fpu", ("reduce_row",), lambda x: x.sum(axis=1), ("aten.sum.dim_IntList", "aten.mean.dim"),
        arith.AddfOp, "ttl.math.reduce_sum({a}, dims=[-1], shape={shape})", identity=0.0),
 )
