@@ -29,7 +29,8 @@ _EXPRESSION = {
     ("unary", "erf"): "torch.erf(a - b)", ("unary", "sigmoid"): "torch.sigmoid(4 * (a - b))",
     ("unary", "gelu"): "torch.nn.functional.gelu(4 * (a - b))",
     ("unary", "gelu_tanh"): "torch.nn.functional.gelu(4 * (a - b), approximate='tanh')",
-    ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "min"): "a - torch.amin(a, -1)[:, None]", ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
+    ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "min"): "a - torch.amin(a, -1)[:, None]",
+    ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
 }
 
 _KERNEL = '''
