@@ -5,10 +5,15 @@
   are also the simulator's stream ceilings (the architecture YAML `rates`), so the comparison is
   a consistency check of what the simulator adds on top (latency, issue cost, routing).
 - tt-metal's "DRAM Interleaved Packet Sizes" sweeps (`latency` in cycles of one core moving
-  `num_transactions` transactions of `transaction_size_B` between its L1 and interleaved DRAM,
-  transaction i in bank i mod banks; Receiver = reads, Sender = writes): the same on loom.sim,
-  one transaction a block of whole tiles in one bank. Transactions smaller than a tile, or not a
-  whole number of tiles, are skipped: loom.sim moves whole tiles.
+  `num_transactions` transactions of `transaction_size_B` between its L1 and DRAM; Receiver =
+  the reader kernel's reads, Sender = the writer kernel's writes, each timed on its own from the
+  first issue to its barrier). Despite the name, the test's DRAM buffer is one page as large as
+  the whole buffer (tt-metal tests/tt_metal/tt_metal/data_movement/dram_unary/test_unary_dram.cpp,
+  `InterleavedBufferConfig{.size = total, .page_size = total}`; later versions name the channel,
+  `get_noc_addr_from_bank_id(dram_channel = 0, ...)`), so every transaction hits one DRAM bank at
+  consecutive addresses. The same on loom.sim: one core (0, 0), transaction i a block of whole
+  tiles read from (written to) bank 0, one barrier at the end. Transactions smaller than a tile,
+  or not a whole number of tiles, are skipped: loom.sim moves whole tiles.
 Blackhole points of these tests ran on a 110-core part ("All" = 110 Tensix) and use the 11x10
 description; Wormhole points the n150.
 """
@@ -87,7 +92,7 @@ def plan_data_movement(point: Point) -> Plan:
             r = results[0]
             return Row(point.id, point.chip, point.kernel, "latency_cycles", value, r["kernel_cycles"], None,
                        arch.name, f"dram_packets:{side}", DTYPE, None,
-                       f"{count} x {size} B {'reads' if side == 'Receiver' else 'writes'}, interleaved over banks")
+                       f"{count} x {size} B {'reads' if side == 'Receiver' else 'writes'}, one DRAM bank")
 
         return Plan(point, [spec], finish_packets)
     what = test or shape.get("op") or "unnamed"
@@ -105,8 +110,11 @@ def microbench_figures(arch_name: str, key: str) -> dict[str, float]:
 
 
 def packets_program(arch, read: bool, tiles: int, count: int):
-    """One core (0, 0) moving `count` transactions of `tiles` tiles each between its L1 and DRAM,
-    transaction i in bank i mod banks (a page-interleaved buffer), one barrier at the end."""
+    """One core (0, 0) moving `count` transactions of `tiles` tiles each between its L1 and DRAM
+    bank 0, at consecutive addresses, one barrier at the end. The tensor is `count * tiles` tile
+    rows of `banks` tile columns; its column 0 holds tile ids that are multiples of `banks`, all
+    in bank 0 under page interleaving, and transaction i is rows `i * tiles` to `(i + 1) * tiles`
+    of that column."""
     from loom.backend.program import (
         CB,
         Barrier,
@@ -122,12 +130,11 @@ def packets_program(arch, read: bool, tiles: int, count: int):
     )
 
     banks = arch.dram.banks
-    rows = -(-count // banks) * tiles
     name = "src" if read else "dst"
-    tensor = Tensor(name, (rows * 32, banks * 32), DTYPE, "input" if read else "output")
+    tensor = Tensor(name, (count * tiles * 32, banks * 32), DTYPE, "input" if read else "output")
     cb = (CB("buf", DTYPE, tiles, 1, 2),)
     op = DramRead if read else DramWrite
-    moves = tuple(op(name, ((i // banks) * tiles, i % banks), "buf", tiles, 1) for i in range(count))
+    moves = tuple(op(name, (i * tiles, 0), "buf", tiles, 1) for i in range(count))
     core = tuple(0 for _ in arch.grid.dims)
     if read:
         group = CoreGroup(cores=(core,), cbs=cb, semaphores=(Semaphore("ready"),), reader=(*moves, Barrier()))
