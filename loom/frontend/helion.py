@@ -21,6 +21,7 @@ import torch
 import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
+from loom.frontend.host_code import check_nothing_after_the_loop
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             f"kernel '{fn.__name__}' has {len(device_ir.root_ids)} top-level hl.tile loops; Loom supports one",
             SourceLocation(source_file, first_line),
         )
+
+    check_nothing_after_the_loop(source_lines, def_line, source_file)
 
     blocks = {}
     for info in bound.env.block_sizes:

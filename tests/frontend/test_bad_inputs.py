@@ -34,6 +34,7 @@ def marked_line(path: Path) -> int:
         ("no_tile_loop", UnsupportedError),
         ("untiled_size", TileSizeError),
         ("mixed_vector_layout", UnsupportedError),
+        ("host_code_after_loop", UnsupportedError),
     ],
 )
 def test_bad_kernel_reports_typed_error_at_its_line(name, error):
