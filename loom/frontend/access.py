@@ -87,6 +87,12 @@ class AccessLowering:
                     static.append(block.fixed)
                     kept.append(dim)
                     tile_dims.append(block.fixed)
+                elif dim < len(global_shape) - 2:  # per-core programs move 2-D tiles: one batch slice each
+                    raise UnsupportedError(
+                        f"`{block.label}` tiles dimension {dim} of a rank-{len(global_shape)} tensor, a leading (batch) "
+                        "dimension, with a block size the solver would choose; expected block size 1 there "
+                        "(`hl.tile([b, m, n], block_size=[1, None, None])`, indexed `x[tile_b.begin, …]`)",
+                        self.k.location(node))
                 else:
                     sizes.append(self.size_value[block.block_id])
                     static.append(DYNAMIC_INDEX)

@@ -1,4 +1,4 @@
-"""torch.baddbmm on 3-D tiles (a batch tile larger than 1): refused at its line, not an internal error."""
+"""torch.baddbmm on 3-D tiles (a batch tile larger than 1): refused at its line (a batch block must be 1)."""
 import torch
 
 import helion
