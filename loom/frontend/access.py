@@ -89,8 +89,8 @@ class AccessLowering:
                     tile_dims.append(block.fixed)
                 elif dim < len(global_shape) - 2:  # per-core programs move 2-D tiles: one batch slice each
                     raise UnsupportedError(
-                        f"`{block.label}` tiles dimension {dim} of a rank-{len(global_shape)} tensor, a leading (batch) "
-                        "dimension, with a block size the solver would choose; expected block size 1 there "
+                        f"`{block.label}` tiles dimension {dim} of a rank-{len(global_shape)} tensor, a leading "
+                        "(batch) dimension, with a block size the solver would choose; expected block size 1 there "
                         "(`hl.tile([b, m, n], block_size=[1, None, None])`, indexed `x[tile_b.begin, …]`)",
                         self.k.location(node))
                 else:
