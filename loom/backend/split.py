@@ -399,19 +399,14 @@ class ProgramBuilder:
             else:
                 roles.get(buf.consumer).append(P.CbPop(buf.name))
             return
-        if isinstance(op, CopyOp):
-            try:
+        try:  # a refusal names the user's line of the op it comes from
+            if isinstance(op, CopyOp):
                 self.copy(op, roles, env, coord)
-            except UnsupportedError as err:
-                raise _located(err, op, self.module) from None
-            return
-        if isinstance(op, (MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp)):
-            try:
+            elif isinstance(op, (MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp)):
                 roles.compute.append(self.compute(op))
-            except UnsupportedError as err:
-                raise _located(err, op, self.module) from None
-            return
-        # index arithmetic, subviews, storage declarations: nothing to run
+        except UnsupportedError as err:
+            raise _located(err, op, self.module) from None
+        # anything else (index arithmetic, subviews, storage declarations): nothing to run
 
     def copy(self, op: CopyOp, roles: _Roles, env: dict, coord) -> None:
         if op.src_space.data == "L1":

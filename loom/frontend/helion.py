@@ -59,6 +59,11 @@ class TracedKernel:
     scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
     branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
 
+    def graphs(self) -> list[torch.fx.Graph]:
+        """Every device graph: the root, each loop body and each branch."""
+        return ([self.root] + [loop.graph for loop in self.loops.values()]
+                + [branch.graph for branch in self.branches.values()])
+
     def location(self, node: torch.fx.Node | None) -> SourceLocation | None:
         """The user's source line of an FX node (Helion records `file:line` on every node)."""
         if node is None:

@@ -102,8 +102,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
     def _global_tensors(self) -> dict[str, torch.Tensor]:
         """Kernel arguments first (in signature order), then tensors the host code creates (outputs)."""
         used: dict[str, torch.Tensor] = {}
-        graphs = ([self.k.root] + [loop.graph for loop in self.k.loops.values()]
-                  + [branch.graph for branch in self.k.branches.values()])
+        graphs = self.k.graphs()
         names = [n.args[0] for g in graphs for n in g.nodes if target_name(n) == "_host_tensor"]
         for name in self.k.param_names:
             views = [v for v, base in self.k.aliases.items() if base == name and v in names]
@@ -441,10 +440,8 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> di
     """How each rank-1 tensor is laid out as a matrix: "col" (N x 1: one value per row, the layout of a
     row reduction's result, `out[tile_m] = x[tile_m, :].sum(-1)`) or "row" (1 x N, a vector broadcast
     down the rows, `w[None, :]`): by how the kernel indexes it, the same way at every access."""
-    graphs = [kernel.root] + [loop.graph for loop in kernel.loops.values()] + \
-        [branch.graph for branch in kernel.branches.values()]
     layouts: dict[str, str] = {}
-    for graph in graphs:
+    for graph in kernel.graphs():
         for node in graph.nodes:
             if target_name(node) not in ("load", "store") or target_name(node.args[0]) != "_host_tensor":
                 continue
