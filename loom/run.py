@@ -107,14 +107,24 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
         raise InternalError(stage, err) from err
     check = None
     if check_numbers:
-        check = _check(program, sim, reference, args)
+        check = _check(program, sim, reference, args, _returned(compilation))
     return RunResult(compilation, program, sim, check)
 
 
-def _check(program: Program, sim, reference, args: tuple) -> Check:
+def _returned(compilation: Compilation) -> list[str]:
+    """The kernel's outputs in the order it returns them (the frontend's `loom.outputs`)."""
+    fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    return [a.data for a in fn.attributes["loom.outputs"].data]
+
+
+def _check(program: Program, sim, reference, args: tuple, returned: list[str]) -> Check:
     """Compare every output tensor with the reference's (one tensor, or a tuple with one per output, paired
-    by shape and then in order); the worst of them, relative to its tolerance, is the result."""
+    in the order the kernel returns them, else by shape and then in order); the worst of them, relative to
+    its tolerance, is the result."""
     outputs = [t for t in program.tensors if t.kind == "output"]
+    in_return_order = sorted(t.name for t in outputs) == sorted(returned)
+    if in_return_order:
+        outputs.sort(key=lambda t: returned.index(t.name))
     expected = reference(*args)
     refs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     refs = [r for r in refs if isinstance(r, torch.Tensor)]
@@ -124,9 +134,10 @@ def _check(program: Program, sim, reference, args: tuple) -> Check:
             f"returns {len(refs)}; expected one reference tensor per output", _def_location(reference))
     unused = list(range(len(refs)))
     checks = []
-    for output in outputs:
+    for position, output in enumerate(outputs):
         pick = next((i for i in unused if tuple(refs[i].shape) == tuple(output.shape)), None)
         pick = pick if pick is not None else next((i for i in unused if _fits(refs[i], output)), unused[0])
+        pick = position if in_return_order else pick
         unused.remove(pick)
         expected_tensor = refs[pick]
         ref = expected_tensor.detach().float().numpy()

@@ -58,6 +58,7 @@ class TracedKernel:
     aliases: dict[str, str] = field(default_factory=dict)  # `x_2d = x.reshape(…)` in the host code -> "x"
     scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
     branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
+    returns: list[str] = field(default_factory=list)  # the tensors the kernel returns, in order (`return out, aux`)
 
     def graphs(self) -> list[torch.fx.Graph]:
         """Every device graph: the root, each loop body and each branch."""
@@ -163,7 +164,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             SourceLocation(source_file, first_line),
         )
 
-    check_nothing_after_the_loop(source_lines, def_line, source_file)
+    returns = check_nothing_after_the_loop(source_lines, def_line, source_file)
 
     blocks = {}
     for info in bound.env.block_sizes:
@@ -220,6 +221,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         param_names=params,
         scalars=scalars,
         branches=branches,
+        returns=returns,
         aliases={view: base for view, (base, _) in aliases.items()},
     )
 

@@ -12,22 +12,25 @@ import ast
 from loom.errors import SourceLocation, UnsupportedError
 
 
-def check_nothing_after_the_loop(source_lines: list[str], def_line: int, source_file: str) -> None:
+def check_nothing_after_the_loop(source_lines: list[str], def_line: int, source_file: str) -> list[str]:
     """Refuse a kernel (its `def` at `def_line`) whose body after its last device loop does more than
-    `return` names (`return out`, `return out, aux`) or reshapes of them."""
+    `return` names (`return out`, `return out, aux`) or reshapes of them; the names it returns, in order
+    (empty where the kernel cannot be read again)."""
     try:
         tree = ast.parse("\n".join(source_lines))
     except SyntaxError:
-        return  # Helion has parsed it already; a file Loom cannot parse again is not this check's concern
+        return []  # Helion has parsed it already; a file Loom cannot parse again is not this check's concern
     kernel = next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and node.lineno == def_line), None)
     if kernel is None:
-        return
+        return []
     loops = [i for i, stmt in enumerate(kernel.body) if isinstance(stmt, ast.For) and _is_device_loop(stmt.iter)]
     if not loops:
-        return
+        return []
+    returned: list[str] = []
     for stmt in kernel.body[loops[-1] + 1:]:
         if isinstance(stmt, ast.Return) and _only_names(stmt.value):
+            returned = returned or _names(stmt.value)
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a string or `...`
@@ -36,6 +39,7 @@ def check_nothing_after_the_loop(source_lines: list[str], def_line: int, source_
             f"host code after the device loop (`{code.strip()}`) is not compiled by Loom: expected the kernel to "
             "end with `return` of the tensors its loop writes (run the rest in torch on the kernel's result)",
             SourceLocation(source_file, stmt.lineno, code))
+    return returned
 
 
 def _is_device_loop(iterator: ast.expr) -> bool:
@@ -54,3 +58,14 @@ def _only_names(value: ast.expr | None) -> bool:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         return value.func.attr in ("view", "reshape") and isinstance(value.func.value, ast.Name)
     return isinstance(value, ast.Tuple) and all(_only_names(e) for e in value.elts)
+
+
+def _names(value: ast.expr | None) -> list[str]:
+    """The tensor names of a `return` that `_only_names` accepts, in order (a reshape names its tensor)."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.Call):
+        return _names(value.func.value)
+    if isinstance(value, ast.Tuple):
+        return [name for element in value.elts for name in _names(element)]
+    return []

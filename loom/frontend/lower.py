@@ -78,6 +78,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
                 raise UnsupportedError(
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
                     f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
+        check_no_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors)
         arg_types = [MemRefType(element_type(t.dtype), _laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]
@@ -91,7 +92,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
         self._build_grid()
         self.b.insert(func.ReturnOp())
 
-        outputs = [n for n in tensors if n not in k.host_tensors]
+        # in the order the kernel returns them (`return out, aux`), the order reference() pairs them in
+        written = [n for n in tensors if n not in k.host_tensors]
+        outputs = sorted(written, key=lambda n: k.returns.index(n) if n in k.returns else len(k.returns))
         fn = func.FuncOp(k.name, (arg_types, []), Region(entry))
         fn.attributes["loom.source"] = StringAttr(k.source_file)
         fn.attributes["loom.outputs"] = ArrayAttr([StringAttr(n) for n in outputs])
@@ -436,6 +439,22 @@ class KernelLowering(AccessLowering, ComputeLowering):
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
 
 
+def check_no_read_back(kernel: TracedKernel, created: list[str]) -> None:
+    """Refuse a load of a tensor the host code created (`c = torch.empty(…)`): it holds only what the
+    kernel stored, and Loom's per-core programs do not order a core's DRAM writes before its later
+    reads (the reader would see the tensor before the writer's stores land)."""
+    for graph in kernel.graphs():
+        for node in graph.nodes:
+            if target_name(node) == "load" and target_name(node.args[0]) == "_host_tensor" \
+                    and node.args[0].args[0] in created:
+                name = node.args[0].args[0]
+                raise UnsupportedError(
+                    f"`{name}` is created by the host code and read back inside the kernel; Loom does not order a "
+                    f"core's stores to `{name}` before its later loads of it yet: expected the stored value used "
+                    "from the variable that holds it, or the kernel split in two",
+                    kernel.location(node))
+
+
 def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> dict[str, str]:
     """How each rank-1 tensor is laid out as a matrix: "col" (N x 1: one value per row, the layout of a
     row reduction's result, `out[tile_m] = x[tile_m, :].sum(-1)`) or "row" (1 x N, a vector broadcast
@@ -458,17 +477,32 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> di
 
 
 def _used_as_row(load: torch.fx.Node) -> bool:
-    """A rank-1 load whose value (through format conversions) is broadcast down rows: `w[tile_n][None, :]`."""
-    stack = [load]
+    """A rank-1 load whose value is broadcast down rows: `w[tile_n][None, :]`, or by torch's implicit
+    broadcasting, which aligns a rank-1 operand with the last dimension (`acc + bias[tile_n]`); followed
+    through format conversions and rank-1 elementwise ops. `w[tile_m][:, None]` is a column."""
+    stack, seen = [load], set()
     while stack:
         node = stack.pop()
         for user in node.users:
+            if user in seen:
+                continue
+            seen.add(user)
             name = target_name(user)
-            if name == "subscript" and list(user.args[1])[:1] == [None]:
-                return True
-            if name in ("prims.convert_element_type.default", *_IDENTITY):
+            if name == "subscript":
+                if list(user.args[1])[:1] == [None]:
+                    return True
+                continue  # `[:, None]`: a column
+            rank = _rank(user)
+            if name in ("prims.convert_element_type.default", *_IDENTITY) or (name.startswith("aten.") and rank == 1):
                 stack.append(user)
+            elif name.startswith("aten.") and rank is not None and rank >= 2:
+                return True
     return False
+
+
+def _rank(node: torch.fx.Node) -> int | None:
+    value = node.meta.get("val")
+    return value.dim() if isinstance(value, torch.Tensor) else None
 
 
 def _laid_out(shape: list[int], layout: str | None) -> list[int]:

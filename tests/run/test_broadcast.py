@@ -54,3 +54,49 @@ def test_row_vector_first_and_keepdim_column_match_torch(tmp_path, arch):
     outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
     assert {t.name: t.vector for t in outcome.program.tensors}["w"] == "row"
     assert outcome.check.ok, outcome.check
+
+
+EPILOGUE = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def bias_epilogue(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    m, k = x.size()
+    _, n = w.size()
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    aux = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = torch.addmm(acc, x[tile_m, tile_k], w[tile_k, tile_n])
+        pre = acc + bias[tile_n]
+        aux[tile_m, tile_n] = pre.to(x.dtype)
+        out[tile_m, tile_n] = torch.relu(pre).to(x.dtype)
+    return out, aux
+
+
+def inputs(M: int = 64, K: int = 64, N: int = 96):
+    gen = torch.Generator().manual_seed(0)
+    return (torch.randn(M, K, generator=gen).to(torch.bfloat16), torch.randn(K, N, generator=gen).to(torch.bfloat16),
+            torch.randn(N, generator=gen).to(torch.bfloat16))
+
+
+def reference(x, w, bias):
+    pre = x.float() @ w.float() + bias.float()
+    return torch.relu(pre).to(x.dtype), pre.to(x.dtype)
+'''
+
+
+def test_rank1_operand_broadcasts_as_torch_does_and_outputs_pair_in_return_order(tmp_path):
+    """`acc + bias[tile_n]` is torch's implicit broadcast of a rank-1 operand along the last dimension (a
+    row, not a column); `aux` is stored first but returned second, and reference() returns in that order."""
+    path = tmp_path / "bias_epilogue.py"
+    path.write_text(EPILOGUE)
+    source = load_kernel_file(path)
+    args = source.example_args()
+    outcome = run(compile_kernel(source.kernel, args, "wormhole_n150"), args, reference=source.reference)
+    assert {t.name: t.vector for t in outcome.program.tensors}["bias"] == "row"
+    assert outcome.check.ok, outcome.check
