@@ -99,6 +99,8 @@ _TABLE = (
     Op("exp", "unary", "sfpu", ("exp",), np.exp, ("aten.exp.default",), mathd.ExpOp, "ttl.math.exp({a})"),
     Op("exp2", "unary", "sfpu", ("exp",), np.exp2, ("aten.exp2.default",), mathd.Exp2Op, "ttl.math.exp2({a})"),
     Op("log", "unary", "sfpu", ("log",), np.log, ("aten.log.default",), mathd.LogOp, "ttl.math.log({a})"),
+    Op("log2", "unary", "sfpu", ("log", "mul"), np.log2, ("aten.log2.default",), mathd.Log2Op,
+       no_ttlang="TT-Lang 1.1.6 has no log2"),  # log, scaled by 1 / ln 2
     Op("neg", "unary", "sfpu", ("mul",), np.negative, ("aten.neg.default",), arith.NegfOp, "-{a}"),
     Op("abs", "unary", "sfpu", ("abs",), np.abs, ("aten.abs.default",), mathd.AbsFOp, "ttl.math.abs({a})"),
     Op("sqrt", "unary", "sfpu", ("sqrt",), np.sqrt, ("aten.sqrt.default",), mathd.SqrtOp, "ttl.math.sqrt({a})"),

@@ -107,7 +107,7 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
         raise InternalError(stage, err) from err
     check = None
     if check_numbers:
-        check = _check(program, sim, reference, args, _returned(compilation))
+        check = _check(program, sim, reference, args, _returned(compilation), tensor_shapes(compilation))
     return RunResult(compilation, program, sim, check)
 
 
@@ -117,10 +117,11 @@ def _returned(compilation: Compilation) -> list[str]:
     return [a.data for a in fn.attributes["loom.outputs"].data]
 
 
-def _check(program: Program, sim, reference, args: tuple, returned: list[str]) -> Check:
+def _check(program: Program, sim, reference, args: tuple, returned: list[str],
+           shapes: dict[str, tuple[int, ...]]) -> Check:
     """Compare every output tensor with the reference's (one tensor, or a tuple with one per output, paired
     in the order the kernel returns them, else by shape and then in order); the worst of them, relative to
-    its tolerance, is the result."""
+    its tolerance, is the result. `shapes`: each tensor's shape in the kernel, before tile padding."""
     outputs = [t for t in program.tensors if t.kind == "output"]
     in_return_order = sorted(t.name for t in outputs) == sorted(returned)
     if in_return_order:
@@ -142,9 +143,12 @@ def _check(program: Program, sim, reference, args: tuple, returned: list[str]) -
         expected_tensor = refs[pick]
         ref = expected_tensor.detach().float().numpy()
         data = sim.outputs[output.name]
+        data = data[tuple(slice(0, s) for s in shapes.get(output.name, data.shape))]  # the padding dropped
         if output.vector is not None and ref.ndim == 1:  # a rank-1 output held as a row or a column
             data = data[0] if output.vector == "row" else data[:, 0]
-        if data.ndim == ref.ndim:
+        if data.shape != ref.shape and data.size == ref.size:  # the host returns it reshaped (`out.view(…)`)
+            got = data.reshape(ref.shape)
+        elif data.ndim == ref.ndim:
             got = data[tuple(slice(0, s) for s in ref.shape)]
         else:  # a host-side reshape of the output (`out.view(b, m, n)`): same elements, other shape
             got = _reshaped(data, ref, output.name)

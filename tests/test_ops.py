@@ -23,6 +23,7 @@ _EXPRESSION = {
     ("binary", "add"): "a + b", ("binary", "sub"): "a - b", ("binary", "mul"): "a * b",
     ("binary", "div"): "a / b", ("binary", "max"): "torch.maximum(a, b)", ("binary", "min"): "torch.minimum(a, b)",
     ("unary", "exp"): "torch.exp(a)", ("unary", "exp2"): "torch.exp2(a)", ("unary", "log"): "torch.log(a)",
+    ("unary", "log2"): "torch.log2(a)",
     ("unary", "neg"): "-a", ("unary", "abs"): "torch.abs(a - b)", ("unary", "sqrt"): "torch.sqrt(a)",
     ("unary", "rsqrt"): "torch.rsqrt(a)", ("unary", "tanh"): "torch.tanh(a - b)",
     ("unary", "log1p"): "torch.log1p(a)", ("unary", "sin"): "torch.sin(4 * a)", ("unary", "cos"): "torch.cos(4 * a)",

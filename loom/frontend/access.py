@@ -79,8 +79,8 @@ class AccessLowering:
             elif isinstance(entry, torch.fx.Node):
                 offset, block = self.index_offset(entry, node)
                 offsets.append(offset)
-                if block is None:  # a scalar position: the dimension is dropped
-                    sizes.append(1)
+                if block is None or block.symbol in self.batch_symbols:  # a position, or one batch slice:
+                    sizes.append(1)  # the dimension is dropped
                     static.append(1)
                 elif block.fixed is not None:
                     sizes.append(block.fixed)
@@ -198,7 +198,7 @@ class AccessLowering:
         read = self.located(ReadOp(view, result_type), node).result
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
             read.name_hint = f"{node.args[0].args[0]}_tile"
-        return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > len(node.meta["val"].shape))
+        return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > len(self.dims_of(node.meta["val"].shape)))
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]

@@ -31,6 +31,8 @@ def elementwise_op(name: str) -> ops.Op | None:
 
 
 _MEANS = {"aten.mean.dim"}
+MATMULS = {"aten.mm.default", "aten.bmm.default", "aten.mm.dtype", "aten.bmm.dtype"}
+"""Matrix products (`a @ b`, `torch.bmm(a, b, torch.float32)`); a bmm of batch tiles is a 2-D product per core."""
 REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar")
 """Elementwise targets computed by another entry of the op table (see `elementwise_form`)."""
 _POWERS = {2: ("aten.mul.Tensor", "x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
@@ -77,7 +79,7 @@ class ComputeLowering:
 
     def lower_subscript(self, node: torch.fx.Node, env: dict) -> Tile:
         src: Tile = env[node.args[0]]
-        index = list(node.args[1])
+        index = _without_batch(list(node.args[1]), self.batch_positions(node.args[0]))
         if src.row:  # already held as the 1 x n row `[None, :]` asks for
             if index != [None, slice(None)]:
                 raise UnsupportedError(f"a rank-1 tile broadcast down rows elsewhere is indexed {index} here; "
@@ -104,7 +106,12 @@ class ComputeLowering:
 
     def lower_permute(self, node: torch.fx.Node, env: dict) -> Tile:
         src = self.materialize(env[node.args[0]], node)
-        perm = list(node.args[1])
+        batch = self.batch_positions(node.args[0])
+        perm = [p % len(node.meta["val"].shape) for p in node.args[1]]
+        if any(perm[i] != i for i in batch):
+            raise UnsupportedError("a permutation that moves a batch dimension is not supported; expected the "
+                                   "leading (batch) dimensions left in place", self.k.location(node))
+        perm = [p - sum(b < p for b in batch) for p in perm if p not in batch]
         dims = [src.dims[p] for p in perm]
         init = self.empty(dims, src.value.type.element_type)
         op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
@@ -119,7 +126,7 @@ class ComputeLowering:
 
     def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
         out = node.meta["val"]
-        dims = [self.dim_of(s) for s in out.shape]
+        dims = self.dims_of(out.shape)
         out_type = element_type(out.dtype)
         try:
             op, args = elementwise_form(node)
@@ -163,7 +170,13 @@ class ComputeLowering:
             raise UnsupportedError("reducing a rank-1 tile that is broadcast down rows is not supported yet",
                                    self.k.location(node))
         rank = len(src.dims)
-        axes = sorted(a % rank for a in node.args[1])
+        source = reduction_input(node)
+        batch = self.batch_positions(source)
+        axes = sorted(a % source.meta["val"].dim() for a in node.args[1])
+        axes = [a - sum(b < a for b in batch) for a in axes if a not in batch]
+        if len(axes) != len(node.args[1]) or any(a < rank - 2 for a in axes):
+            raise UnsupportedError("a reduction over a leading (batch) dimension is not supported yet; expected "
+                                   "reductions over the last two dimensions", self.k.location(node))
         keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim", False))
         op = reduction_op(name)
         body_op, identity = op.ir, op.identity
@@ -206,7 +219,7 @@ def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
     and `(a @ b).float()` a matmul into an fp32 tile: the matrix engine accumulates in fp32."""
     fusion = _Fusion({}, {}, {}, set())
     for node in graph.nodes:
-        if target_name(node) != "aten.mm.default" or len(node.users) != 1:
+        if target_name(node) not in MATMULS or len(node.users) != 1:
             continue
         user = next(iter(node.users))
         product, convert = node, None
@@ -224,6 +237,19 @@ def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
             fusion.alias[convert] = product
     return fusion
 
+
+
+def _without_batch(index: list, batch: list[int]) -> list:
+    """A subscript's entries (`[:, :, None]`) without those at the source's batch positions (`:` there)."""
+    kept, position = [], 0
+    for entry in index:
+        if entry is None:
+            kept.append(entry)
+            continue
+        if position not in batch:
+            kept.append(entry)
+        position += 1
+    return kept
 
 
 def _broadcast_map(tile: Tile, out_dims: list) -> AffineMap:

@@ -43,12 +43,21 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.errors import CapacityError, TileSizeError, UnsupportedError
 from loom.frontend.access import AccessLowering
-from loom.frontend.compute import REWRITTEN, ComputeLowering, _fusable_matmuls, _Fusion, elementwise_op, reduction_op
+from loom.frontend.batch_blocks import with_batch_blocks_of_one
+from loom.frontend.compute import (
+    MATMULS,
+    REWRITTEN,
+    ComputeLowering,
+    _fusable_matmuls,
+    _Fusion,
+    elementwise_op,
+    reduction_op,
+)
 from loom.frontend.helion import BlockInfo, TracedKernel
-from loom.frontend.tiles import DTYPES, INDEX, Tile, element_type, target_name
+from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, target_name
+from loom.frontend.vectors import check_no_read_back, laid_out, vector_layouts
 from loom.ir.dialect import SymOp
 
-_IDENTITY = {"_mask_to", "_new_var"}  # masking is a no-op while tiles divide their dimensions
 _ACCUMULATING_MATMULS = {"aten.addmm.default", "aten.baddbmm.default", "dot"}
 _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
                "ge": operator.ge, "and_": operator.and_, "or_": operator.or_, "not_": operator.not_,
@@ -61,7 +70,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
-        self.k = kernel
+        self.k, batch_ids = with_batch_blocks_of_one(kernel)
+        kernel = self.k
+        self.batch_symbols = {kernel.blocks[i].symbol for i in batch_ids}
         self.alignment = block_alignment
         self.sym_of: dict[object, BlockInfo] = {b.symbol: b for b in kernel.blocks.values()}
         self.size_value: dict[int, SSAValue] = {}
@@ -80,7 +91,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
                     f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
         check_no_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors)
-        arg_types = [MemRefType(element_type(t.dtype), _laid_out(list(t.shape), self.vectors.get(name)))
+        arg_types = [MemRefType(element_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]
         entry = Block(arg_types=arg_types)
         for name, arg in zip(tensors, entry.args):
@@ -183,6 +194,19 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return block.extent  # a block no loop tiles (`w[:, :]`, `x[tile_m, :]`): the whole dimension
         return block
 
+    def is_batch(self, size: object) -> bool:
+        """A dimension of an FX shape that is a batch block's (`loom.frontend.batch_blocks`)."""
+        expr = size.node.expr if isinstance(size, torch.SymInt) else size
+        return expr in self.batch_symbols
+
+    def dims_of(self, shape) -> list:
+        """The tile dimensions of an FX value's shape: `dim_of` of each, batch dimensions left out."""
+        return [self.dim_of(s) for s in shape if not self.is_batch(s)]
+
+    def batch_positions(self, node: torch.fx.Node) -> list[int]:
+        """The positions of an FX value's shape that are batch dimensions (absent from its tile)."""
+        return [i for i, s in enumerate(node.meta["val"].shape) if self.is_batch(s)]
+
     def tensor_type(self, dims: list, dtype: Attribute) -> TensorType:
         return TensorType(dtype, [d if isinstance(d, int) else DYNAMIC_INDEX for d in dims])
 
@@ -252,7 +276,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
 
     def lower_node(self, node: torch.fx.Node, env: dict, fused: _Fusion) -> object:
         name = target_name(node)
-        if name in _IDENTITY:
+        if name in IDENTITY:
             return env[node.args[0]]
         if name == "_host_tensor":
             return self.globals[node.args[0]]
@@ -279,7 +303,7 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return None
         if name in ("full", "aten.full.default"):  # hl.full, and torch.full_like / zeros_like / ones_like
             value = node.meta["val"]
-            dims = [self.dim_of(s) for s in value.shape]
+            dims = self.dims_of(value.shape)
             tile = Tile(self.filled(dims, element_type(value.dtype), node.args[1], node), dims)
             tile.value.name_hint = None
             return tile
@@ -295,9 +319,9 @@ class KernelLowering(AccessLowering, ComputeLowering):
         if node in fused.accumulate:
             lhs, rhs, acc = fused.accumulate[node]
             return self.matmul(env[lhs], env[rhs], env[acc], node)
-        if name == "aten.mm.default":
+        if name in MATMULS:
             out_dtype = fused.widened.get(node, node.meta["val"].dtype)
-            dims = [self.dim_of(s) for s in node.meta["val"].shape]
+            dims = self.dims_of(node.meta["val"].shape)
             acc = Tile(self.filled(dims, element_type(out_dtype), 0.0, node), dims)
             result = self.matmul(env[node.args[0]], env[node.args[1]], acc, node)
             return result
@@ -331,11 +355,11 @@ class KernelLowering(AccessLowering, ComputeLowering):
                 found = ", ".join(f"{k}={v}" for k, v in scales.items() if v != 1)
                 raise UnsupportedError(f"`{name}` with {found} is not supported yet; expected beta=1 and alpha=1 "
                                        "(write the scaling as a separate multiplication)", self.k.location(node))
-        dims = [self.dim_of(s) for s in node.meta["val"].shape]
+        dims = self.dims_of(node.meta["val"].shape)
         if len(dims) != 2:
             raise UnsupportedError(
-                f"`{name}` on {len(dims)}-D tiles is not supported yet; expected 2-D tiles (index the batch "
-                "dimension with a tile of block size 1: `a[b.begin, tile_m, tile_k]`)", self.k.location(node))
+                f"`{name}` on {len(dims)}-D tiles is not supported yet; expected 2-D tiles, or 3-D tiles whose "
+                "leading dimension a batch tile indexes (`a[tile_b, tile_m, tile_k]`)", self.k.location(node))
         if acc is None:  # hl.dot without acc: a product into its result dtype
             acc_tile = Tile(self.filled(dims, element_type(node.meta["val"].dtype), 0.0, node), dims)
         else:
@@ -437,76 +461,6 @@ class KernelLowering(AccessLowering, ComputeLowering):
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
-
-
-def check_no_read_back(kernel: TracedKernel, created: list[str]) -> None:
-    """Refuse a load of a tensor the host code created (`c = torch.empty(…)`): it holds only what the
-    kernel stored, and Loom's per-core programs do not order a core's DRAM writes before its later
-    reads (the reader would see the tensor before the writer's stores land)."""
-    for graph in kernel.graphs():
-        for node in graph.nodes:
-            if target_name(node) == "load" and target_name(node.args[0]) == "_host_tensor" \
-                    and node.args[0].args[0] in created:
-                name = node.args[0].args[0]
-                raise UnsupportedError(
-                    f"`{name}` is created by the host code and read back inside the kernel; Loom does not order a "
-                    f"core's stores to `{name}` before its later loads of it yet: expected the stored value used "
-                    "from the variable that holds it, or the kernel split in two",
-                    kernel.location(node))
-
-
-def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> dict[str, str]:
-    """How each rank-1 tensor is laid out as a matrix: "col" (N x 1: one value per row, the layout of a
-    row reduction's result, `out[tile_m] = x[tile_m, :].sum(-1)`) or "row" (1 x N, a vector broadcast
-    down the rows, `w[None, :]`): by how the kernel indexes it, the same way at every access."""
-    layouts: dict[str, str] = {}
-    for graph in kernel.graphs():
-        for node in graph.nodes:
-            if target_name(node) not in ("load", "store") or target_name(node.args[0]) != "_host_tensor":
-                continue
-            name = node.args[0].args[0]
-            if name not in tensors or tensors[name].dim() != 1:
-                continue
-            index = list(node.args[1])
-            layout = "row" if (index and index[0] is None) or _used_as_row(node) else "col"
-            if layouts.setdefault(name, layout) != layout:
-                raise UnsupportedError(
-                    f"the rank-1 tensor `{name}` is indexed both as a row (`{name}[None, …]`) and as a column "
-                    f"(`{name}[…]`); expected one of them at every access", kernel.location(node))
-    return layouts
-
-
-def _used_as_row(load: torch.fx.Node) -> bool:
-    """A rank-1 load whose value is broadcast down rows: `w[tile_n][None, :]`, or by torch's implicit
-    broadcasting, which aligns a rank-1 operand with the last dimension (`acc + bias[tile_n]`); followed
-    through format conversions and rank-1 elementwise ops. `w[tile_m][:, None]` is a column."""
-    stack, seen = [load], set()
-    while stack:
-        node = stack.pop()
-        for user in node.users:
-            if user in seen:
-                continue
-            seen.add(user)
-            name = target_name(user)
-            if name == "subscript":
-                if list(user.args[1])[:1] == [None]:
-                    return True
-                continue  # `[:, None]`: a column
-            rank = _rank(user)
-            if name in ("prims.convert_element_type.default", *_IDENTITY) or (name.startswith("aten.") and rank == 1):
-                stack.append(user)
-            elif name.startswith("aten.") and rank is not None and rank >= 2:
-                return True
-    return False
-
-
-def _rank(node: torch.fx.Node) -> int | None:
-    value = node.meta.get("val")
-    return value.dim() if isinstance(value, torch.Tensor) else None
-
-
-def _laid_out(shape: list[int], layout: str | None) -> list[int]:
-    return {None: shape, "row": [1, *shape], "col": [*shape, 1]}[layout]
 
 
 def _scalar_value(expr: object, scalars: dict) -> object:

@@ -35,7 +35,6 @@ def marked_line(path: Path) -> int:
         ("untiled_size", TileSizeError),
         ("mixed_vector_layout", UnsupportedError),
         ("host_code_after_loop", UnsupportedError),
-        ("batch_tile", UnsupportedError),
     ],
 )
 def test_bad_kernel_reports_typed_error_at_its_line(name, error):

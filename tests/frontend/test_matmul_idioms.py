@@ -1,5 +1,5 @@
 """Issue 17, part 2: the matmul idioms Helion users write (`torch.addmm`, `torch.baddbmm`, `hl.dot(acc=)`)
-are the same accumulating matmul as `acc + a @ b`; what cannot be lowered yet is refused at its line."""
+are the same accumulating matmul as `acc + a @ b`, on 2-D tiles or on the 3-D tiles of a batch tile."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 import loom
-from loom.errors import UnsupportedError
 from loom.ir.text import to_text
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
@@ -27,17 +26,9 @@ def test_idiom_compiles_and_matches_torch(name):
     assert outcome.check.ok, outcome.check
 
 
-@pytest.mark.parametrize("path", [KERNELS / "dot_acc.py", KERNELS / "addmm_residual.py", EXAMPLES / "bmm.py"])
+@pytest.mark.parametrize("path", [KERNELS / "dot_acc.py", KERNELS / "addmm_residual.py", EXAMPLES / "bmm.py",
+                                  KERNELS / "baddbmm_batch_tile.py"])
 def test_idiom_is_one_accumulating_matmul_whose_loop_combines_by_sum(path):
     source = load_kernel_file(path)
     text = to_text(loom.lower(source.kernel, source.example_args(meta=True)).stages["frontend"])
     assert text.count("linalg.matmul") == 1 and 'loom.combine = "sum"' in text
-
-
-def test_baddbmm_on_3d_tiles_is_refused_at_its_line():
-    path = KERNELS / "baddbmm_3d.py"
-    source = load_kernel_file(path)
-    with pytest.raises(UnsupportedError, match=r"leading \(batch\) dimension") as info:
-        loom.lower(source.kernel, source.example_args(meta=True))
-    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "# LINE" in text)
-    assert info.value.location.line == line and "baddbmm" in str(info.value)

@@ -1,4 +1,4 @@
-"""torch.baddbmm on 3-D tiles (a batch tile larger than 1): refused at its line (a batch block must be 1)."""
+"""torch.baddbmm on 3-D tiles of a batch tile: one 2-D accumulating matmul per batch slice."""
 import torch
 
 import helion
@@ -13,7 +13,7 @@ def batched(a: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     for tile_b, tile_m, tile_n in hl.tile([batch, m, n]):
         acc = hl.zeros([tile_b, tile_m, tile_n], dtype=torch.float32)
         for tile_k in hl.tile(k):
-            acc = torch.baddbmm(acc, a[tile_b, tile_m, tile_k], c[tile_b, tile_k, tile_n])  # LINE
+            acc = torch.baddbmm(acc, a[tile_b, tile_m, tile_k], c[tile_b, tile_k, tile_n])
         out[tile_b, tile_m, tile_n] = acc.to(out.dtype)
     return out
 
