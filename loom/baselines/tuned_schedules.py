@@ -50,9 +50,12 @@ def tuned_flash_attention(shape: dict, arch: Arch) -> list[Baseline]:
     out, refused = [], []
     for q_chunk, k_chunk in product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS):
         try:
-            out.append(ttnn_flash_attention(shape, arch, q_chunk, k_chunk))
+            baseline = ttnn_flash_attention(shape, arch, q_chunk, k_chunk)
         except ScheduleError as err:
             refused.append(f"{q_chunk}x{k_chunk}: {err.message}")
+            continue
+        baseline.schedule.notes.insert(1, f"production chunk sizes: q_chunk {q_chunk}, k_chunk {k_chunk}")
+        out.append(baseline)
     if not out:
         raise ScheduleError("no production chunk pair runs here: " + "; ".join(refused))
     return out

@@ -101,6 +101,7 @@ def test_production_chunks_keep_ttnns_kv_chains():
         q, k = baseline.schedule.block_sizes["tile_m"], baseline.schedule.block_sizes["tile_n"]
         assert baseline.schedule.transfers == ttnn_flash_attention(shape, WH, q, k).schedule.transfers
     chained = next(b for b in swept if b.schedule.block_sizes == {"tile_m": 64, "tile_n": 64})
+    assert chained.schedule.notes[1] == "production chunk sizes: q_chunk 64, k_chunk 64"
     assert chained.schedule.transfers["k"]["group"] == [8, 1]  # 8 Q chunks of 64 rows on 8 cores per head
     # chunk sizes must divide the sequence (TTNN's padding is not reproduced): L = 192 leaves 64 x 64
     assert [b.schedule.block_sizes for b in tuned_flash_attention({"B": 1, "H": 2, "L": 192, "D": 64}, WH)] == \
