@@ -36,10 +36,9 @@ split it only to fit."""
 
 @dataclass(frozen=True)
 class HandTunedBlocks:
-    """One candidate of the report test's rule, in tiles, with the divisors that gave it."""
+    """What the report test's rule picks for one candidate, in tiles, with the divisors that gave
+    it (the per-core block is the caller's)."""
 
-    per_core_M: int
-    per_core_N: int
     in0_block_w: int
     out_block_h: int
     out_block_w: int
@@ -77,8 +76,8 @@ def report_rule_blocks(per_core_M: int, per_core_N: int, k_per_core: int, fits: 
             obh, obw = per_core_M // nh, per_core_N // nw
             if out_sharded and not (obw == per_core_N or obh == 1):
                 continue  # matmul validation for a sharded output (the report test's comment)
-            blocks = HandTunedBlocks(per_core_M, per_core_N, k_per_core // div, obh, obw,
-                                     report_subblock(obh, obw, out_sharded), div, (nh, nw))
+            blocks = HandTunedBlocks(k_per_core // div, obh, obw, report_subblock(obh, obw, out_sharded), div,
+                                     (nh, nw))
             if fits(blocks):
                 out.append(blocks)
                 break

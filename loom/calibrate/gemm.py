@@ -267,7 +267,7 @@ def _sweep(arch: Arch, M: int, K: int, N: int, dt: str, out_dt: str, fidelity: s
         raise Skip("the report test's rule needs Mt, Nt and Kt divisible by the grid")
 
     def spec(b: HandTunedBlocks) -> SimSpec:
-        cfg = GemmConfig(M, K, N, grid, b.per_core_M, b.per_core_N, b.in0_block_w, b.out_block_h, b.out_block_w,
+        cfg = GemmConfig(M, K, N, grid, mt // gy, nt // gx, b.in0_block_w, b.out_block_h, b.out_block_w,
                          b.out_subblock, dt, out_dt, "bfloat16", fidelity)
         return SimSpec("gemm", arch.name, (cfg, in0_sharded, out_sharded))
 
