@@ -1,7 +1,9 @@
-"""Loom vs TTNN's default choices on loom.sim, over the paper's shape sets (simulated figures).
+"""Loom vs TTNN's default choices (and TTNN hand-tuned) on loom.sim, over the paper's shape sets
+(simulated figures).
 
     .venv/bin/python benchmarks/paper.py [--kernel matmul|flash_attention|flash_decode|all]
                                          [--arch wormhole_n150|blackhole_p150|both] [--limit N]
+                                         [--baseline default|tuned|both]
 Writes benchmarks/results/<kernel>_<arch>.csv and prints one summary line per kernel and chip.
 """
 
@@ -13,7 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loom.bench.paper import bench  # noqa: E402
+from loom.bench.paper import SUMMARY_KEYS, bench  # noqa: E402
+from loom.bench.rows import BASELINE_COLUMNS, BASELINE_LABELS  # noqa: E402
 
 PAPER = {  # ../shared/reference/paper_results.yaml: geometric-mean speedup over TTNN
     ("matmul", "wormhole_n150"): 0.99, ("matmul", "blackhole_p150"): 1.16,
@@ -28,25 +31,36 @@ def main() -> None:
     parser.add_argument("--arch", default="both")
     parser.add_argument("--limit", type=int, default=None, help="only the first N shapes")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--baseline", default="default", choices=("default", "tuned", "both"))
     opts = parser.parse_args()
+    baselines = ("default", "tuned") if opts.baseline == "both" else (opts.baseline,)
     kernels = ["matmul", "flash_attention", "flash_decode"] if opts.kernel == "all" else [opts.kernel]
     archs = ["wormhole_n150", "blackhole_p150"] if opts.arch == "both" else [opts.arch]
     out = Path(__file__).parent / "results"
 
     def progress(i, n, row):
-        speed = f"{row.speedup_vs_ttnn:.2f}x" if row.speedup_vs_ttnn else "n/a"
-        print(f"  [{i}/{n}] {row.shape:26} loom {row.loom_sim_cycles:>13,.0f} cyc  ttnn "
-              f"{(row.ttnn_sim_cycles or 0):>13,.0f} cyc  speedup {speed:>6}  model err {row.model_error:+.0%}  "
-              f"compile {row.compile_seconds:.1f}s  {row.loom_candidate} {row.loom_block_sizes} {row.note}",
-              flush=True)
+        against = ""
+        for b in baselines:
+            cycles, speedup = (getattr(row, c) for c in BASELINE_COLUMNS[b])
+            name = "ttnn" if b == "default" else f"ttnn-{b}"
+            speed = f"{speedup:.2f}x" if speedup else "n/a"
+            against += f"{name} {(cycles or 0):>13,.0f} cyc  speedup {speed:>6}  "
+        print(f"  [{i}/{n}] {row.shape:26} loom {row.loom_sim_cycles:>13,.0f} cyc  {against}model err "
+              f"{row.model_error:+.0%}  compile {row.compile_seconds:.1f}s  {row.loom_candidate} "
+              f"{row.loom_block_sizes} {row.note}", flush=True)
 
     for kernel in kernels:
         for arch in archs:
             print(f"{kernel} on {arch}:", flush=True)
-            rows, s = bench(kernel, arch, limit=opts.limit, jobs=opts.jobs, out_dir=out, progress=progress)
-            print(f"SUMMARY {kernel:15} {arch:15} shapes {s['shapes']:2d}  geomean speedup vs TTNN (simulated) "
-                  f"{s['geomean_speedup_vs_ttnn']:.2f}x (paper {PAPER[(kernel, arch)]:.2f}x), range "
-                  f"{s['min_speedup']:.2f}-{s['max_speedup']:.2f}, model-vs-sim geomean |error| "
+            rows, s = bench(kernel, arch, limit=opts.limit, jobs=opts.jobs, out_dir=out, progress=progress,
+                            baselines=baselines)
+            against = ""
+            for b in baselines:
+                geo, low, high = (s[k] for k in SUMMARY_KEYS[b])
+                paper = f" (paper {PAPER[(kernel, arch)]:.2f}x)" if b == "default" else ""
+                against += (f"geomean speedup vs {BASELINE_LABELS[b] if b != 'default' else 'TTNN'} (simulated) "
+                            f"{geo:.2f}x{paper}, range {low:.2f}-{high:.2f}, ")
+            print(f"SUMMARY {kernel:15} {arch:15} shapes {s['shapes']:2d}  {against}model-vs-sim geomean |error| "
                   f"{s['geomean_abs_model_error']:.1%}, median compile {s['median_compile_seconds']:.2f}s", flush=True)
 
 

@@ -337,41 +337,75 @@ def _compile(kernel_file, shape, arch, top_k, jobs, time_limit, seed, block_size
 
 @app.command("bench")
 def bench_command(
-    kernel: str = typer.Argument(..., help="gemm (or matmul), flash_attention or flash_decode"),
+    kernel: str = typer.Argument(..., help="gemm (or matmul), flash_attention, flash_decode, or a kernel file FILE.py"),
     arch: str = typer.Option("wormhole_n150", "--arch", help="wormhole_n150 or blackhole_p150"),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N shapes of the paper's set"),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N shapes"),
     jobs: int | None = typer.Option(None, "--jobs", min=1, show_default="the machine's cores, at most 8",
                                     help="Solve candidates in parallel processes"),
+    baseline: str = typer.Option("default", "--baseline",
+                                 help="default (TTNN with no program config), tuned (TTNN hand-tuned) or both"),
+    shapes_text: str | None = typer.Option(None, "--shapes", help='Your shapes instead of the paper\'s: '
+                                           '"M=256,N=256,K=256;M=512,..." or a YAML list; needed for FILE.py'),
     out: Path = typer.Option(Path("benchmarks/results"), "--out", help="Where the CSV, JSON and PNGs go"),
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks"),
 ) -> None:
-    """Loom vs TTNN's default choices over the paper's shape set, simulated on loom.sim."""
+    """Loom vs TTNN (its default choices, hand-tuned configs, or both) over the paper's shape set or
+    your own, simulated on loom.sim."""
     try:
         import json
 
         from rich.progress import Progress
 
         from loom.bench.paper import bench, output_files, shapes
+        from loom.bench.rows import BASELINE_COLUMNS, BASELINE_LABELS
+        from loom.bench.user_kernels import baseline_kind, parse_shapes
+        from loom.kernel_file import load_kernel_file
 
-        name = "matmul" if kernel == "gemm" else kernel
-        if name not in ("matmul", "flash_attention", "flash_decode"):
-            raise OptionError(f"bench: expected gemm, flash_attention or flash_decode, found '{kernel}'")
-        total = len(shapes(name, arch)[:limit] if limit else shapes(name, arch))
+        baselines = {"default": ("default",), "tuned": ("tuned",), "both": ("default", "tuned")}.get(baseline)
+        if baselines is None:
+            raise OptionError(f"--baseline {baseline}: expected default, tuned or both")
+        cases = parse_shapes(shapes_text) if shapes_text is not None else None
+        source = kind = None
+        if kernel.endswith(".py"):
+            if cases is None:
+                raise OptionError(f"bench {kernel}: a kernel file needs --shapes \"NAME=VALUE,...;...\"")
+            source = load_kernel_file(kernel)
+            cases = [{**source.size_names(), **c} for c in cases]
+            source.example_args(cases[0], meta=True)  # a size the file does not take fails here, by name
+            kind, why = baseline_kind(source)
+            err_console.print(f"{source.name}: " + (f"compared with TTNN's {kind} ({why})" if kind else
+                                                     f"no TTNN baseline for this kernel: it {why}"), highlight=False)
+            name = source.name
+        else:
+            name = "matmul" if kernel == "gemm" else kernel
+            if name not in ("matmul", "flash_attention", "flash_decode"):
+                raise OptionError(f"bench: expected gemm, flash_attention, flash_decode or a FILE.py, found '{kernel}'")
+        all_cases = shapes(name, arch) if cases is None else cases
+        total = len(all_cases[:limit] if limit else all_cases)
         with Progress(console=err_console, transient=True) as progress:
             task = progress.add_task(f"{name} on {arch}", total=total)
-            rows, summary = bench(name, arch, limit=limit, jobs=jobs, out_dir=out,
+            rows, summary = bench(name, arch, limit=limit, jobs=jobs, out_dir=out, baselines=baselines, cases=cases,
+                                  source=source, kind=kind,
                                   progress=lambda i, n, row: progress.update(task, completed=i))
-        table = Table(title=f"{name} on {arch}: Loom vs TTNN-default (simulated on loom.sim)")
-        for column in ("shape", "Loom candidate", "block sizes", "Loom cycles", "TTNN cycles", "speedup", "model err"):
+        against = " and ".join(BASELINE_LABELS[b] for b in baselines)
+        table = Table(title=f"{name} on {arch}: Loom vs {against} (simulated on loom.sim)")
+        for column in ("shape", "Loom candidate", "block sizes", "Loom cycles"):
             table.add_column(column)
+        for b in baselines:
+            table.add_column(f"{BASELINE_LABELS[b]} cycles")
+            table.add_column(f"speedup vs {BASELINE_LABELS[b]}")
+        table.add_column("model err")
         for r in rows:
-            table.add_row(r.shape, r.loom_candidate, r.loom_block_sizes, f"{r.loom_sim_cycles:,.0f}",
-                          f"{r.ttnn_sim_cycles:,.0f}" if r.ttnn_sim_cycles else "-",
-                          f"{r.speedup_vs_ttnn:.2f}x" if r.speedup_vs_ttnn else "-", f"{r.model_error:+.0%}")
-        Console(width=200).print(table)
+            cells = []
+            for b in baselines:
+                cycles, speedup = (getattr(r, c) for c in BASELINE_COLUMNS[b])
+                cells += [f"{cycles:,.0f}" if cycles else "-", f"{speedup:.2f}x" if speedup else "-"]
+            table.add_row(r.shape, r.loom_candidate, r.loom_block_sizes, f"{r.loom_sim_cycles:,.0f}", *cells,
+                          f"{r.model_error:+.0%}")
+        Console(width=220).print(table)
         summary_path = out / f"{name}_{arch}.summary.json"
         summary_path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
-        for path in [*output_files(name, arch, out), summary_path]:
+        for path in [*output_files(name, arch, out, baselines), summary_path]:
             err_console.print(f"wrote {path}", highlight=False)
         sys.stdout.write(json.dumps(summary, sort_keys=True) + "\n")
     except typer.Exit:

@@ -28,7 +28,7 @@ from itertools import product
 from loom.arch import Arch
 from loom.backend.placement import virtual_arch
 from loom.baselines.ttnn_gemm_kernels import GEMM_BY_PARTIALS
-from loom.baselines.ttnn_matmul import ceil_div, intermediate, matmul_default_config
+from loom.baselines.ttnn_matmul import MatmulConfig, ceil_div, intermediate, matmul_default_config
 from loom.baselines.ttnn_sdpa import kv_chains, sdpa_decode_config, sdpa_prefill_config
 from loom.schedule import Schedule, ScheduleError
 
@@ -81,13 +81,20 @@ def _schedule(kernel: str, arch: Arch, shape: dict, order: list[str], cores: dic
 
 
 def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Baseline:
-    """TTNN's default matmul config. TTNN launches one core per per_core_M x per_core_N output
+    """TTNN's default matmul config (`gemm_baseline`)."""
+    return gemm_baseline(matmul_default_config(shape["M"], shape["K"], shape["N"], arch=arch, dtype=dtype),
+                         shape, arch, dtype)
+
+
+def gemm_baseline(cfg: MatmulConfig, shape: dict, arch: Arch, dtype: str = "bfloat16",
+                  packer_l1_acc: bool | None = None) -> Baseline:
+    """A TTNN matmul config as a schedule. TTNN launches one core per per_core_M x per_core_N output
     block (a 1-D config: per row or column strip, laid out row-major over the grid) and pads the
     last ones; the schedule is written for the padded shape (`Schedule.shape`), and the run moves
-    only the real tiles (`loom.run.run(valid=...)`), as TTNN's readers and writers do."""
-    m, n, k = shape["M"], shape["N"], shape["K"]
-    cfg = matmul_default_config(m, k, n, arch=arch, dtype=dtype)
-    mt, nt = ceil_div(m, TILE), ceil_div(n, TILE)
+    only the real tiles (`loom.run.run(valid=...)`), as TTNN's readers and writers do.
+    `packer_l1_acc` as `ttnn_matmul.intermediate` takes it (None: TTNN's default compute config)."""
+    k = shape["K"]
+    mt, nt = ceil_div(shape["M"], TILE), ceil_div(shape["N"], TILE)
     blocks = {"tile_m": cfg.out_block_h * TILE, "tile_n": cfg.out_block_w * TILE, "tile_k": cfg.in0_block_w * TILE}
     if cfg.kind == "mcast_2d":  # M down the grid's rows (y), N along them (x)
         gx, gy = ceil_div(nt, cfg.per_core_N), ceil_div(mt, cfg.per_core_M)
@@ -109,7 +116,7 @@ def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Baseline:
     note = f"TTNN {cfg.kind} on {gx}x{gy} cores, per core {cfg.per_core_M}x{cfg.per_core_N} tiles, " \
            f"out block {cfg.out_block_h}x{cfg.out_block_w}, in0_block_w {cfg.in0_block_w}"
     schedule = _schedule("matmul", arch, shape, order, cores, transfers, blocks, note)
-    interm = intermediate(cfg, arch, dtype)
+    interm = intermediate(cfg, arch, dtype, packer_l1_acc=packer_l1_acc)
     partials = "float32" if interm.dtype == "float32" else "output" if interm.shared_with_output else None
     if partials is None:
         raise ScheduleError(f"TTNN's partials in {interm.dtype} apart from a {dtype} output have no Loom kernel")
@@ -128,12 +135,20 @@ def ttnn_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> Baseline:
     return Baseline(schedule, arch, kernel=kernel)
 
 
-def ttnn_flash_attention(shape: dict, arch: Arch) -> Baseline:
+def ttnn_flash_attention(shape: dict, arch: Arch, q_chunk: int | None = None, k_chunk: int | None = None) -> Baseline:
+    """TTNN's SDPA: its default chunk sizes (32), or an SDPAProgramConfig's `q_chunk` and `k_chunk`."""
     b, h, length, d = shape["B"], shape["H"], shape["L"], shape["D"]
-    cfg = sdpa_prefill_config(b, h, h, length, length, d, arch=arch, causal=False)
+    cfg = sdpa_prefill_config(b, h, h, length, length, d, arch=arch, causal=False, q_chunk=q_chunk, k_chunk=k_chunk)
+    if cfg.padded_Sq != length or cfg.padded_Sk != length:
+        raise ScheduleError(f"TTNN pads L = {length} to whole chunks of {cfg.q_chunk_size} x {cfg.k_chunk_size}; "
+                            "this baseline does not reproduce the padding")
+    if cfg.cb_bytes > arch.l1.usable_bytes:
+        raise ScheduleError(f"TTNN's SDPA CBs for {cfg.q_chunk_size} x {cfg.k_chunk_size} chunks take "
+                            f"{cfg.cb_bytes:,} B > {arch.l1.usable_bytes:,} B usable L1: TTNN refuses the config")
     sizes = [cfg.batch_parallel, cfg.nh_parallel, cfg.q_parallel]
-    note = (f"TTNN SDPA: q_chunk = k_chunk = {cfg.q_chunk_size}, "
-            f"cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}")
+    chunks = (f"q_chunk = k_chunk = {cfg.q_chunk_size}" if cfg.q_chunk_size == cfg.k_chunk_size
+              else f"q_chunk = {cfg.q_chunk_size}, k_chunk = {cfg.k_chunk_size}")
+    note = f"TTNN SDPA: {chunks}, cores batch {sizes[0]} x heads {sizes[1]} x Q {sizes[2]}"
     blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
     chains = kv_chains(cfg, b, h, causal=False)
     order = ["b", "h", "tile_m"]

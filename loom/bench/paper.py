@@ -1,8 +1,10 @@
-"""The paper's comparisons on loom.sim: Loom's top-1 schedule against TTNN's default choice.
+"""The paper's comparisons on loom.sim: Loom's top-1 schedule against TTNN's default choice and
+TTNN hand-tuned.
 
-For every shape: compile with the solver (top-1) and with TTNN's default configuration written as
-a Schedule (`loom.baselines.schedules`), split both into per-core programs, simulate both
-(timing only), and record the simulated speedup over TTNN, the model's error against the
+For every shape: compile with the solver (top-1) and with each baseline's configurations written
+as Schedules (`loom.baselines.schedules`, `loom.baselines.tuned_schedules`; hand-tuned sweeps
+several and keeps the best simulated), split them into per-core programs, simulate them
+(timing only), and record the simulated speedup over each baseline, the model's error against the
 simulator, and Loom's compile time. A baseline written for a padded shape (TTNN's uneven core
 splits) runs moving only the real tiles; one written for a virtual grid runs row-major on the
 real one. All figures are simulated, not measured on hardware. With an
@@ -20,11 +22,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from loom.arch import load_arch
-from loom.baselines.schedules import TTNN
+from loom.baselines.schedules import Baseline
+from loom.baselines.tuned_schedules import candidates, keep_best
 from loom.bench import plots
-from loom.bench.rows import GEMM_K, GEMM_MN, Row
+from loom.bench.rows import BASELINE_LABELS, GEMM_K, GEMM_MN, Row, csv_columns
 from loom.errors import LoomError
-from loom.kernel_file import load_kernel_file
+from loom.kernel_file import KernelFile, load_kernel_file
 from loom.pipeline import compile as compile_kernel
 from loom.run import run, tensor_shapes
 
@@ -42,83 +45,113 @@ def shapes(kernel: str, arch: str) -> list[dict]:
     return [{"B": 16, "H": h, "L": 4096, "D": d} for h in (32, 64, 128) for d in (64, 128)]
 
 
-def measure(kernel: str, shape: dict, arch_name: str, jobs: int | None = None) -> Row:
+def measure(kernel: str, shape: dict, arch_name: str, jobs: int | None = None, *,
+            baselines: tuple[str, ...] = ("default",), source: KernelFile | None = None,
+            kind: str | None = None) -> Row:
+    """One shape: Loom's top-1 and each of `baselines` ("default", "tuned"), simulated.
+
+    `source` is the kernel file (examples/`kernel`.py when None, whose TTNN kind is `kernel`);
+    for another file, `kind` names the TTNN kernel its baselines are for (`user_kernels.baseline_kind`),
+    None for none: the row then has Loom's simulated time and model error alone."""
     arch = load_arch(arch_name)
-    source = load_kernel_file(EXAMPLES / f"{kernel}.py")
+    if source is None:
+        source, kind = load_kernel_file(EXAMPLES / f"{kernel}.py"), kernel
     args = source.example_args(shape, meta=True)
-    flops = 2.0 * shape["M"] * shape["N"] * shape["K"] if kernel == "matmul" else None
+    flops = 2.0 * shape["M"] * shape["N"] * shape["K"] if kind == "matmul" else None
     start = time.perf_counter()
     loom = compile_kernel(source.kernel, args, arch, shape=shape, jobs=jobs)
     seconds = time.perf_counter() - start
     loom_sim = run(loom, args, flops=flops).sim
-    note, ttnn_cycles = "", None
-    try:
-        baseline, placed_on = _baseline(source, arch, shape, kernel)
-        padded = baseline.schedule.shape != shape  # TTNN's padded last blocks: move only the real tiles
-        ttnn_args = source.example_args(baseline.schedule.shape, meta=True) if padded else args
-        ttnn_cycles = run(baseline, ttnn_args, flops=flops, valid=tensor_shapes(loom) if padded else None,
-                          placed_on=placed_on).sim.cycles
-        note = "; ".join(baseline.schedule.notes[1:])
-    except LoomError as err:
-        note = f"no TTNN baseline: {err.message}"
+    measured, notes = {}, {}
+    for which in baselines:
+        if kind is None:
+            measured[which], notes[which] = None, "no TTNN baseline for this kernel"
+            continue
+        try:
+            best = keep_best(candidates(which, kind, shape, arch),
+                             lambda b: _simulate(b, source, shape, args, flops, loom))
+            measured[which] = best.cycles
+            notes[which] = "; ".join(best.baseline.schedule.notes[1:]) + (
+                f"; best of {best.simulated} simulated candidates" if best.simulated > 1 else "") + (
+                f" ({len(best.refused)} refused: {best.refused[0]})" if best.refused else "")
+        except LoomError as err:
+            measured[which], notes[which] = None, f"no TTNN baseline: {err.message}"
+    note = notes["default"] if tuple(baselines) == ("default",) else \
+        " | ".join(f"{BASELINE_LABELS[b]}: {notes[b]}" for b in baselines)
     best = loom.ranked[0]
+    speedups = {b: measured[b] / loom_sim.cycles if measured[b] else None for b in baselines}
     return Row(kernel, arch_name, ",".join(f"{k}={v}" for k, v in shape.items()), best.name,
                ",".join(f"{k}={v}" for k, v in loom.schedule.block_sizes.items()), best.cycles, loom_sim.cycles,
-               ttnn_cycles, ttnn_cycles / loom_sim.cycles if ttnn_cycles else None,
-               (best.cycles - loom_sim.cycles) / loom_sim.cycles, seconds, note)
+               measured.get("default"), speedups.get("default"), (best.cycles - loom_sim.cycles) / loom_sim.cycles,
+               seconds, note, measured.get("tuned"), speedups.get("tuned"))
 
 
-def _baseline(source, arch, shape, kernel):
-    """TTNN's choice compiled through Loom (at the padded shape its schedule names, if any, and
-    from the baseline's own kernel when it has one: TTNN's GEMM partials format). Returns the
-    compilation and the real architecture to run it on when it was compiled for a virtual grid
-    (`loom.baselines.schedules.Baseline`), else None."""
-    baseline = TTNN[kernel](shape, arch)
+def _simulate(baseline: Baseline, source: KernelFile, shape: dict, args: tuple, flops: float | None, loom) -> float:
+    """A baseline's schedule compiled through Loom (at the padded shape it names, if any, and from
+    its own kernel when it has one: TTNN's GEMM partials format) and simulated: on the real
+    architecture when compiled for a virtual grid (`loom.baselines.schedules.Baseline`), moving
+    only the real tiles when padded."""
     schedule = baseline.schedule
-    args = source.example_args(schedule.shape, meta=True)
-    compiled = compile_kernel(baseline.kernel or source.kernel, args, baseline.arch, shape=schedule.shape,
+    padded = schedule.shape != shape
+    ttnn_args = source.example_args(schedule.shape, meta=True) if padded else args
+    compiled = compile_kernel(baseline.kernel or source.kernel, ttnn_args, baseline.arch, shape=schedule.shape,
                               schedule=schedule)
-    return compiled, baseline.placed_on
+    return run(compiled, ttnn_args, flops=flops, valid=tensor_shapes(loom) if padded else None,
+               placed_on=baseline.placed_on).sim.cycles
+
+
+SUMMARY_KEYS = {"default": ("geomean_speedup_vs_ttnn", "min_speedup", "max_speedup"),
+                "tuned": ("geomean_speedup_vs_ttnn_tuned", "min_speedup_vs_ttnn_tuned", "max_speedup_vs_ttnn_tuned")}
+"""Per baseline, the summary's (geomean, min, max) speedup keys; TTNN default's as they always were."""
 
 
 def geomean(values: list[float]) -> float:
     return math.exp(statistics.fmean(math.log(v) for v in values)) if values else float("nan")
 
 
-def summarize(rows: list[Row]) -> dict:
-    speedups = [r.speedup_vs_ttnn for r in rows if r.speedup_vs_ttnn]
+def summarize(rows: list[Row], baselines: tuple[str, ...] = ("default",)) -> dict:
     errors = [abs(r.model_error) for r in rows]
-    return {
+    out = {
         "shapes": len(rows),
-        "geomean_speedup_vs_ttnn": geomean(speedups),
-        "min_speedup": min(speedups, default=float("nan")),
-        "max_speedup": max(speedups, default=float("nan")),
         "geomean_abs_model_error": geomean([max(e, 1e-4) for e in errors]),
         "median_compile_seconds": statistics.median([r.compile_seconds for r in rows]) if rows else float("nan"),
     }
+    for which in baselines:
+        speedups = [r.speedup(which) for r in rows if r.speedup(which)]
+        geo, low, high = SUMMARY_KEYS[which]
+        out[geo] = geomean(speedups)
+        out[low] = min(speedups, default=float("nan"))
+        out[high] = max(speedups, default=float("nan"))
+    return out
 
 
 def bench(kernel: str, arch: str, *, limit: int | None = None, jobs: int | None = None, out_dir: Path | None = None,
-          progress: Callable[[int, int, Row], None] | None = None) -> tuple[list[Row], dict]:
-    cases = shapes(kernel, arch)[:limit] if limit else shapes(kernel, arch)
+          progress: Callable[[int, int, Row], None] | None = None, baselines: tuple[str, ...] = ("default",),
+          cases: list[dict] | None = None, source: KernelFile | None = None,
+          kind: str | None = None) -> tuple[list[Row], dict]:
+    """`kernel`'s rows over the paper's shapes (or `cases`), against each of `baselines`; `source`
+    and `kind` as `measure` takes them (a user's kernel file, which needs `cases`)."""
+    cases = shapes(kernel, arch) if cases is None else cases
+    cases = cases[:limit] if limit else cases
     rows = []
     for i, shape in enumerate(cases, 1):
-        row = measure(kernel, shape, arch, jobs)
+        row = measure(kernel, shape, arch, jobs, baselines=baselines, source=source, kind=kind)
         rows.append(row)
         if progress:
             progress(i, len(cases), row)
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        csv_path, *_ = output_files(kernel, arch, out_dir)
+        csv_path, *_ = output_files(kernel, arch, out_dir, baselines)
         with csv_path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(asdict(rows[0])))
+            writer = csv.DictWriter(f, fieldnames=csv_columns(baselines), extrasaction="ignore")
             writer.writeheader()
             writer.writerows(asdict(r) for r in rows)
-        plots.bench_figures(rows, out_dir, clock_ghz=load_arch(arch).clock_ghz)
-    return rows, summarize(rows)
+        plots.bench_figures(rows, out_dir, clock_ghz=load_arch(arch).clock_ghz, baselines=baselines)
+    return rows, summarize(rows, baselines)
 
 
-def output_files(kernel: str, arch: str, out_dir: Path) -> list[Path]:
-    """What `bench(kernel, arch, out_dir=out_dir)` writes: the rows as CSV, then its figures."""
+def output_files(kernel: str, arch: str, out_dir: Path, baselines: tuple[str, ...] = ("default",)) -> list[Path]:
+    """What `bench(kernel, arch, out_dir=out_dir, baselines=baselines)` writes: the rows as CSV,
+    then its figures."""
     return [out_dir / f"{kernel}_{arch}.csv", *(plots.figure_path(out_dir, kernel, arch, what)
-                                                for what in plots.FIGURES)]
+                                                for what in plots.figures(baselines))]

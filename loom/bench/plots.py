@@ -1,9 +1,10 @@
 """Benchmark rows as PNG figures, in the paper's layouts (Figs. 9-12). Every figure is simulated on
 loom.sim and says so in its title.
 
-- speedup: GEMM as a heatmap of Loom's speedup over TTNN's default choice, rows (M, N) and columns K
-  as in the paper; the attention kernels as one bar per shape. "n/a" marks a shape without a TTNN
-  baseline; an empty cell, a shape that was not run (shapes off the paper's grid are not drawn).
+- speedup (speedup_tuned): GEMM as a heatmap of Loom's speedup over TTNN's default choice (TTNN
+  hand-tuned), rows (M, N) and columns K as in the paper; other kernels as one bar per shape.
+  "n/a" marks a shape without a TTNN baseline; an empty cell, a shape that was not run (shapes
+  off the paper's grid are not drawn).
 - model_vs_sim: Loom's modelled against its simulated figure per shape (TFLOPS for GEMM when the
   clock is given, cycles otherwise) with the y = x line (Fig. 12).
 - regret: box plots of the top-1 schedule's regret on loom.sim (Figs. 10-11).
@@ -18,9 +19,10 @@ import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
-from loom.bench.rows import GEMM_K, GEMM_MN, Row
+from loom.bench.rows import BASELINE_LABELS, GEMM_K, GEMM_MN, Row
 
 FIGURES = ("speedup", "model_vs_sim")
+"""The figures of a run against TTNN's default; `figures` names them for any baselines."""
 SIMULATED = "simulated on loom.sim"
 
 
@@ -28,20 +30,30 @@ def figure_path(out_dir: Path, kernel: str, arch: str, what: str) -> Path:
     return Path(out_dir) / f"{kernel}_{arch}_{what}.png"
 
 
-def bench_figures(rows: Sequence[Row], out_dir: Path, clock_ghz: float | None = None) -> list[Path]:
-    """Both figures of one kernel on one chip; returns the paths written."""
-    return [speedup(rows, out_dir), model_vs_sim(rows, out_dir, clock_ghz)]
+def figures(baselines: Sequence[str] = ("default",)) -> list[str]:
+    """The figures `bench_figures` draws: one speedup figure per baseline, then model vs sim."""
+    return [_speedup_name(b) for b in baselines] + ["model_vs_sim"]
 
 
-def speedup(rows: Sequence[Row], out_dir: Path) -> Path:
-    """Speedup over TTNN: a heatmap for GEMM, bars per shape for the other kernels."""
+def _speedup_name(baseline: str) -> str:
+    return "speedup" if baseline == "default" else f"speedup_{baseline}"
+
+
+def bench_figures(rows: Sequence[Row], out_dir: Path, clock_ghz: float | None = None,
+                  baselines: Sequence[str] = ("default",)) -> list[Path]:
+    """The figures of one kernel on one chip (`figures`); returns the paths written."""
+    return [*(speedup(rows, out_dir, b) for b in baselines), model_vs_sim(rows, out_dir, clock_ghz)]
+
+
+def speedup(rows: Sequence[Row], out_dir: Path, baseline: str = "default") -> Path:
+    """Speedup over a TTNN baseline: a heatmap for GEMM on the paper's grid, bars per shape otherwise."""
     kernel, arch = _identity(rows)
     fig = _figure()
-    if kernel == "matmul":
-        _speedup_heatmap(fig, rows, arch)
+    if kernel == "matmul" and any(map(_on_paper_grid, rows)):
+        _speedup_heatmap(fig, rows, arch, baseline)
     else:
-        _speedup_bars(fig, rows, kernel, arch)
-    return _save(fig, figure_path(out_dir, kernel, arch, "speedup"))
+        _speedup_bars(fig, rows, kernel, arch, baseline)
+    return _save(fig, figure_path(out_dir, kernel, arch, _speedup_name(baseline)))
 
 
 def model_vs_sim(rows: Sequence[Row], out_dir: Path, clock_ghz: float | None = None) -> Path:
@@ -105,7 +117,12 @@ def shape_of(row: Row) -> dict[str, int]:
     return {key: int(value) for key, value in (item.split("=") for item in row.shape.split(","))}
 
 
-def _speedup_heatmap(fig, rows: Sequence[Row], arch: str) -> None:
+def _on_paper_grid(row: Row) -> bool:
+    s = shape_of(row)
+    return (s.get("M"), s.get("N")) in GEMM_MN and s.get("K") in GEMM_K
+
+
+def _speedup_heatmap(fig, rows: Sequence[Row], arch: str, baseline: str) -> None:
     import numpy as np
     from matplotlib.colors import TwoSlopeNorm
 
@@ -117,9 +134,10 @@ def _speedup_heatmap(fig, rows: Sequence[Row], arch: str) -> None:
             row = by_shape.get((m, n, k))
             if row is None:
                 continue  # not run: an empty cell
-            if row.speedup_vs_ttnn:
-                grid[i, j] = row.speedup_vs_ttnn
-            text = f"{row.speedup_vs_ttnn:.2f}x" if row.speedup_vs_ttnn else "n/a"
+            value = row.speedup(baseline)
+            if value:
+                grid[i, j] = value
+            text = f"{value:.2f}x" if value else "n/a"
             ax.text(j, i, text, ha="center", va="center", fontsize=10)
     values = grid[~np.isnan(grid)]
     vmin = min(float(values.min()) if values.size else 1.0, 0.9)
@@ -132,29 +150,29 @@ def _speedup_heatmap(fig, rows: Sequence[Row], arch: str) -> None:
     ax.set_yticks(range(len(GEMM_MN)), [f"{_size(m)}²" if m == n else f"{_size(m)}×{_size(n)}"
                                         for m, n in GEMM_MN])
     ax.set_ylabel("M × N")
-    ax.set_title(f"GEMM on {arch}: Loom speedup over TTNN default\n({SIMULATED}{_geomean_note(rows)})",
-                 fontsize=10)
+    ax.set_title(f"GEMM on {arch}: Loom speedup over {BASELINE_LABELS[baseline]}\n"
+                 f"({SIMULATED}{_geomean_note(rows, baseline)})", fontsize=10)
 
 
-def _speedup_bars(fig, rows: Sequence[Row], kernel: str, arch: str) -> None:
+def _speedup_bars(fig, rows: Sequence[Row], kernel: str, arch: str, baseline: str) -> None:
     ax = fig.add_subplot()
-    heights = [r.speedup_vs_ttnn or 0.0 for r in rows]
+    heights = [r.speedup(baseline) or 0.0 for r in rows]
     colours = ["lightgrey" if not h else "tab:green" if h >= 1 else "tab:red" for h in heights]
     bars = ax.bar(range(len(rows)), heights, color=colours)
-    for bar, row in zip(bars, rows):
-        text = f"{row.speedup_vs_ttnn:.2f}x" if row.speedup_vs_ttnn else "n/a"
+    for bar, height in zip(bars, heights):
+        text = f"{height:.2f}x" if height else "n/a"
         ax.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom",
                     xytext=(0, 2), textcoords="offset points", fontsize=8)
     ax.axhline(1.0, color="grey", linestyle="--", linewidth=1)
     ax.set_xticks(range(len(rows)), [r.shape.replace(",", "\n") for r in rows], fontsize=7)
     ax.set_ylabel("speedup over TTNN (x)")
     ax.set_ylim(0, max(heights + [1.0]) * 1.15)
-    ax.set_title(f"{kernel} on {arch}: Loom speedup over TTNN default\n({SIMULATED}{_geomean_note(rows)})",
-                 fontsize=10)
+    ax.set_title(f"{kernel} on {arch}: Loom speedup over {BASELINE_LABELS[baseline]}\n"
+                 f"({SIMULATED}{_geomean_note(rows, baseline)})", fontsize=10)
 
 
-def _geomean_note(rows: Sequence[Row]) -> str:
-    speedups = [r.speedup_vs_ttnn for r in rows if r.speedup_vs_ttnn]
+def _geomean_note(rows: Sequence[Row], baseline: str) -> str:
+    speedups = [r.speedup(baseline) for r in rows if r.speedup(baseline)]
     if not speedups:
         return ""
     plural = "s" if len(speedups) != 1 else ""

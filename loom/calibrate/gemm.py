@@ -11,7 +11,8 @@ How a point becomes a program:
 - `hand_tuned` without one: the report test's rule (per_core_M = Mt / grid_y, per_core_N = Nt / grid_x,
   in0_block_w = Kt / grid_x / div, out_block = per_core / num_out_blocks, out_subblock by the
   test's `get_subblock_sizes`), sweeping div and num_out_blocks over the values whose circular
-  buffers fit L1 and keeping the best simulated time, as the report kept its best.
+  buffers fit L1 and keeping the best simulated time, as the report kept its best (the rule is
+  `loom.baselines.ttnn_hand_tuned`, shared with the bench's TTNN hand-tuned baseline).
 - L1-sharded in0 / out (the `gemm_flops_tuned_l1_sharded` template): A's blocks are already in the
   sender's L1 (no DRAM read before the multicast) and C stays in L1 (no DRAM write).
 
@@ -31,6 +32,7 @@ import re
 
 from loom.arch import Arch, load_arch
 from loom.backend.validate import check_program
+from loom.baselines.ttnn_hand_tuned import HandTunedBlocks, report_rule_blocks
 from loom.calibrate.common import BUILDERS, Plan, Row, SimSpec, Skip, arch_for, number
 from loom.calibrate.points import Point, unknown_fields
 
@@ -54,36 +56,12 @@ REPORT_CYCLES_PER_TILE = {"LoFi": 16, "HiFi2": 32, "HiFi3": 48, "HiFi4": 64}
 (tt-metal tests/ttnn/unit_tests/benchmarks/test_matmul_2d_host_perf, `FIDELITY_CYCLES`). A property
 of the metric, not of the hardware: the device time is recovered with the report's own numbers."""
 
-SUBBLOCK_CHOICES = ((4, 2), (2, 4), (8, 1), (1, 8), (7, 1), (1, 7), (3, 2), (2, 3), (6, 1), (1, 6),
-                    (5, 1), (1, 5), (2, 2), (4, 1), (1, 4), (3, 1), (1, 3), (2, 1), (1, 2), (1, 1))
-"""The report test's `SUBBLOCK_HW_CHOICES`, walked in order by `get_subblock_sizes`."""
-
-SWEEP_IN0_DIV = (1, 2, 4, 8, 16)
-SWEEP_OUT_BLOCKS = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 4), (4, 1), (2, 4), (4, 2), (4, 4), (4, 8), (8, 4),
-                    (8, 8))
-"""Divisors the report's tuning tables use (in0_block_w_div up to 8, num_out_blocks up to 4), and
-one step further for the largest shapes (20480 x 26624 x 26624 on 13x10 fits nothing smaller). Per
-in0_block_w_div the sweep keeps the first (num_out_blocks_h, num_out_blocks_w) in this order whose
-buffers fit L1: splitting the output further only adds per-block overhead, and the report's tables
-split it only to fit."""
-
-
 def grid_of(text) -> tuple[int, int]:
     """'(13, 10)' or '13x10' -> (13, 10); `Skip` otherwise."""
     nums = re.findall(r"\d+", str(text))
     if len(nums) != 2:
         raise Skip("unparsable config.grid", str(text))
     return int(nums[0]), int(nums[1])
-
-
-def test_subblock(h: int, w: int, out_sharded: bool) -> tuple[int, int]:
-    """The report test's `get_subblock_sizes(out_block_h, out_block_w, out_sharded)` (fp32 acc off)."""
-    for sh, sw in SUBBLOCK_CHOICES:
-        if out_sharded and (w % sw or sh != 1):
-            continue
-        if h % sh == 0 and w % sw == 0:
-            return sh, sw
-    return 1, 1
 
 
 def plan_gemm(point: Point) -> Plan:
@@ -287,23 +265,16 @@ def _sweep(arch: Arch, M: int, K: int, N: int, dt: str, out_dt: str, fidelity: s
     gx, gy = grid
     if mt % gy or nt % gx or kt % gx:
         raise Skip("the report test's rule needs Mt, Nt and Kt divisible by the grid")
-    pcm, pcn, kpc = mt // gy, nt // gx, kt // gx
-    specs = []
-    for div in SWEEP_IN0_DIV:
-        if kpc % div:
-            continue
-        for nh, nw in SWEEP_OUT_BLOCKS:
-            if pcm % nh or pcn % nw:
-                continue
-            obh, obw = pcm // nh, pcn // nw
-            if out_sharded and not (obw == pcn or obh == 1):
-                continue  # matmul validation for a sharded output (the report test's comment)
-            sub = test_subblock(obh, obw, out_sharded)
-            cfg = GemmConfig(M, K, N, grid, pcm, pcn, kpc // div, obh, obw, sub, dt, out_dt, "bfloat16", fidelity)
-            if l1_estimate(arch, cfg, in0_sharded, out_sharded) < arch.l1.usable_bytes:
-                specs.append(SimSpec("gemm", arch.name, (cfg, in0_sharded, out_sharded)))
-                break
-    return specs
+
+    def spec(b: HandTunedBlocks) -> SimSpec:
+        cfg = GemmConfig(M, K, N, grid, mt // gy, nt // gx, b.in0_block_w, b.out_block_h, b.out_block_w,
+                         b.out_subblock, dt, out_dt, "bfloat16", fidelity)
+        return SimSpec("gemm", arch.name, (cfg, in0_sharded, out_sharded))
+
+    def fits(b: HandTunedBlocks) -> bool:
+        return l1_estimate(arch, spec(b).args[0], in0_sharded, out_sharded) < arch.l1.usable_bytes
+
+    return [spec(b) for b in report_rule_blocks(mt // gy, nt // gx, kt // gx, fits, out_sharded)]
 
 
 def _strip(body: tuple, drop) -> tuple:
