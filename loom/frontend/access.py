@@ -204,6 +204,9 @@ class AccessLowering:
         dest = env[node.args[0]]
         acc = self.access(node, dest.type.get_shape(), list(node.args[1]))
         value = self.materialize(env[node.args[2]], node)
+        if any(user is not node and target_name(user) != "store" for user in getattr(node.args[2], "users", ())):
+            # the value is used on after the store: the writer drains a copy, compute keeps the value
+            value = self.elementwise_tiles(node, [value], value.dims, value.value.type.element_type, None)
         if value.value.type.element_type != dest.type.element_type:
             raise UnsupportedError(
                 f"storing {value.value.type.element_type} into a tensor of {dest.type.element_type}; "
