@@ -138,8 +138,20 @@ class ComputeLowering:
         if row and not all(o.row for o in operands if isinstance(o, Tile)):
             raise UnsupportedError("a rank-1 tile broadcast down rows combined with a rank-1 tile of one value per "
                                    "row; expected both broadcast the same way", self.k.location(node))
+        if not row and op is not None and op.name in ("sub", "div") and _first_broadcasts(operands, dims):
+            return self.second_broadcast(node, operands, dims, out_type, op.name)
         result = self.elementwise_tiles(node, operands, [1, *dims] if row else dims, out_type, body)
         return Tile(result.value, result.dims, row=row)
+
+    def second_broadcast(self, node, operands: list, dims: list, out_type, name: str) -> Tile:
+        """`m[:, None] - x` as -(x - m) and `m[:, None] / x` as (1 / x) * m: Tensix broadcasts only an
+        instruction's second operand, so the broadcast one moves there at the price of one more op."""
+        m, x = operands
+        if name == "sub":
+            flipped = self.elementwise_tiles(node, [x, m], dims, out_type, arith.SubfOp)
+            return self.elementwise_tiles(node, [flipped], dims, out_type, arith.NegfOp)
+        inverse = self.elementwise_tiles(node, [1.0, x], dims, out_type, arith.DivfOp)
+        return self.elementwise_tiles(node, [inverse, m], dims, out_type, arith.MulfOp)
 
     def elementwise_tiles(self, node, operands: list, dims: list, out_type, body_op) -> Tile:
         """A `linalg.generic` computing `body_op` elementwise with numpy broadcasting."""
@@ -237,6 +249,14 @@ def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
             fusion.alias[convert] = product
     return fusion
 
+
+
+def _first_broadcasts(operands: list, dims: list) -> bool:
+    """Two tiles, the first broadcast over the output (`m[:, None] - x`) and the second not."""
+    if len(operands) != 2 or not all(isinstance(o, Tile) for o in operands):
+        return False
+    whole = AffineMap.identity(len(dims))
+    return _broadcast_map(operands[0], dims) != whole and _broadcast_map(operands[1], dims) == whole
 
 
 def _without_batch(index: list, batch: list[int]) -> list:

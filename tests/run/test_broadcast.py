@@ -1,5 +1,6 @@
 """Binary ops broadcast their second operand by row, column or scalar (issue 17); a commutative op with the
-broadcast operand first (`w[None, :] * x`) is swapped rather than refused."""
+broadcast operand first (`w[None, :] * x`) is swapped, and `m[:, None] - x` / `m[:, None] / x` become
+-(x - m) / (1 / x) * m, rather than refused."""
 
 from __future__ import annotations
 
@@ -99,4 +100,41 @@ def test_rank1_operand_broadcasts_as_torch_does_and_outputs_pair_in_return_order
     args = source.example_args()
     outcome = run(compile_kernel(source.kernel, args, "wormhole_n150"), args, reference=source.reference)
     assert {t.name: t.vector for t in outcome.program.tensors}["bias"] == "row"
+    assert outcome.check.ok, outcome.check
+
+
+FIRST_BROADCAST = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def centre(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    m, n = x.size()
+    below = torch.empty_like(x)
+    share = torch.empty_like(x)
+    for tile_m in hl.tile(m):
+        row = x[tile_m, :]
+        below[tile_m, :] = row.amax(-1)[:, None] - row
+        share[tile_m, :] = row.sum(-1, keepdim=True) / (row * row + 1.0)
+    return below, share
+
+
+def inputs(M: int = 64, N: int = 128):
+    return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)),)
+
+
+def reference(x):
+    return x.amax(-1, keepdim=True) - x, x.sum(-1, keepdim=True) / (x * x + 1.0)
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150"])
+def test_non_commutative_ops_with_the_broadcast_operand_first_match_torch(tmp_path, arch):
+    path = tmp_path / "centre.py"
+    path.write_text(FIRST_BROADCAST)
+    source = load_kernel_file(path)
+    args = source.example_args()
+    outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
     assert outcome.check.ok, outcome.check
