@@ -51,3 +51,17 @@ def check_golden(name: str, text: str) -> None:
     assert path.exists(), f"missing golden file {path}; run with LOOM_ACCEPT=1 to create it"
     expected = path.read_text()
     assert text == expected, f"{name} differs from the golden file; inspect, then LOOM_ACCEPT=1 to accept"
+
+
+def run_kernel_text(directory: Path, text: str, arch: str = "wormhole_n150", sizes: dict | None = None):
+    """Write a kernel file's text into `directory`, compile it for `arch` at its example sizes (or
+    `sizes`), run it in loom.sim and check it against its reference(): the RunResult."""
+    from loom.kernel_file import load_kernel_file
+    from loom.pipeline import compile as compile_kernel
+    from loom.run import run
+
+    path = directory / "kernel.py"
+    path.write_text(text)
+    source = load_kernel_file(path)
+    args = source.example_args(sizes)
+    return run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)

@@ -9,37 +9,12 @@ import pytest
 from loom.errors import UnsupportedError
 from loom.kernel_file import load_kernel_file
 from loom.pipeline import compile as compile_kernel
-from loom.run import run
+from tests.conftest import ROOT, run_kernel_text
 
 HEADER = '''
 import torch
 import helion
 import helion.language as hl
-'''
-
-BMM = HEADER + '''
-
-@helion.kernel(static_shapes=True)
-def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    nb, m, k = a.size()
-    _, _, n = b.size()
-    out = torch.empty([nb, m, n], dtype=a.dtype, device=a.device)
-    for tile_b, tile_m, tile_n in hl.tile([nb, m, n]):
-        acc = hl.zeros([tile_b, tile_m, tile_n], dtype=torch.float32)
-        for tile_k in hl.tile(k):
-            acc = torch.baddbmm(acc, a[tile_b, tile_m, tile_k], b[tile_b, tile_k, tile_n])
-        out[tile_b, tile_m, tile_n] = acc.to(a.dtype)
-    return out
-
-
-def inputs(B: int = 3, M: int = 64, K: int = 64, N: int = 32):
-    gen = torch.Generator().manual_seed(0)
-    return (torch.randn(B, M, K, generator=gen).to(torch.bfloat16),
-            torch.randn(B, K, N, generator=gen).to(torch.bfloat16))
-
-
-def reference(a, b):
-    return torch.bmm(a.float(), b.float()).to(a.dtype)
 '''
 
 SOFTMAX = HEADER + '''
@@ -98,30 +73,24 @@ def inputs(B: int = 4, M: int = 32, N: int = 32):
 '''
 
 
-def _run(tmp_path, text: str, arch: str = "wormhole_n150", **sizes):
-    path = tmp_path / "kernel.py"
-    path.write_text(text)
-    source = load_kernel_file(path)
-    args = source.example_args(sizes or None)
-    return run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
-
-
 @pytest.mark.parametrize("batch", [1, 3, 4])
 def test_helions_bmm_with_a_batch_tile_matches_torch(tmp_path, batch):
-    outcome = _run(tmp_path, BMM, B=batch)
+    """`idiom_kernels/baddbmm_batch_tile.py`: Helion's bmm, `torch.baddbmm` on `[tile_b, tile_m, tile_k]`."""
+    text = (ROOT / "tests" / "frontend" / "idiom_kernels" / "baddbmm_batch_tile.py").read_text()
+    outcome = run_kernel_text(tmp_path, text, sizes={"B": batch, "M": 64, "N": 32, "K": 64})
     assert outcome.check.ok, outcome.check
     assert {t.name: t.shape for t in outcome.program.tensors}["out"] == (batch, 64, 32)
 
 
 @pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
 def test_batched_softmax_over_whole_rows_matches_torch(tmp_path, arch):
-    assert _run(tmp_path, SOFTMAX, arch).check.ok
+    assert run_kernel_text(tmp_path, SOFTMAX, arch).check.ok
 
 
 def test_a_tile_over_every_dimension_of_a_3d_tensor_matches_torch(tmp_path):
     """`hl.tile(a.size())` over [3, 32, 64]: the leading block left to the solver before wrote most of the
     output never (the block was sized as if it were a 2-D tile's)."""
-    assert _run(tmp_path, SCALE).check.ok
+    assert run_kernel_text(tmp_path, SCALE).check.ok
 
 
 def test_a_reduction_over_a_batch_dimension_is_refused_at_its_line(tmp_path):

@@ -8,9 +8,7 @@ import pytest
 from xdsl.ir.affine import AffineMap
 
 from loom.backend.split import _bcast
-from loom.kernel_file import load_kernel_file
-from loom.pipeline import compile as compile_kernel
-from loom.run import run
+from tests.conftest import run_kernel_text
 
 OUT = AffineMap.identity(3)  # (b, m, n) -> (b, m, n)
 
@@ -48,11 +46,7 @@ def reference(x, w):
 
 @pytest.mark.parametrize("arch", ["wormhole_n150", "ring32"])
 def test_row_vector_first_and_keepdim_column_match_torch(tmp_path, arch):
-    path = tmp_path / "scale_columns.py"
-    path.write_text(KERNEL)
-    source = load_kernel_file(path)
-    args = source.example_args()
-    outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
+    outcome = run_kernel_text(tmp_path, KERNEL, arch)
     assert {t.name: t.vector for t in outcome.program.tensors}["w"] == "row"
     assert outcome.check.ok, outcome.check
 
@@ -94,11 +88,7 @@ def reference(x, w, bias):
 def test_rank1_operand_broadcasts_as_torch_does_and_outputs_pair_in_return_order(tmp_path):
     """`acc + bias[tile_n]` is torch's implicit broadcast of a rank-1 operand along the last dimension (a
     row, not a column); `aux` is stored first but returned second, and reference() returns in that order."""
-    path = tmp_path / "bias_epilogue.py"
-    path.write_text(EPILOGUE)
-    source = load_kernel_file(path)
-    args = source.example_args()
-    outcome = run(compile_kernel(source.kernel, args, "wormhole_n150"), args, reference=source.reference)
+    outcome = run_kernel_text(tmp_path, EPILOGUE)
     assert {t.name: t.vector for t in outcome.program.tensors}["bias"] == "row"
     assert outcome.check.ok, outcome.check
 
@@ -132,9 +122,5 @@ def reference(x):
 
 @pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150"])
 def test_non_commutative_ops_with_the_broadcast_operand_first_match_torch(tmp_path, arch):
-    path = tmp_path / "centre.py"
-    path.write_text(FIRST_BROADCAST)
-    source = load_kernel_file(path)
-    args = source.example_args()
-    outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
+    outcome = run_kernel_text(tmp_path, FIRST_BROADCAST, arch)
     assert outcome.check.ok, outcome.check

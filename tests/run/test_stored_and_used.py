@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from loom.kernel_file import load_kernel_file
-from loom.pipeline import compile as compile_kernel
-from loom.run import run
+from tests.conftest import run_kernel_text
 
 KERNEL = '''
 import torch
@@ -42,9 +40,5 @@ def reference(x):
 
 @pytest.mark.parametrize("arch", ["wormhole_n150", "ring32"])
 def test_a_statistic_stored_and_used_on_matches_torch(tmp_path, arch):
-    path = tmp_path / "rms_norm_with_stats.py"
-    path.write_text(KERNEL)
-    source = load_kernel_file(path)
-    args = source.example_args()
-    outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
+    outcome = run_kernel_text(tmp_path, KERNEL, arch)
     assert outcome.check.ok, outcome.check
