@@ -51,12 +51,18 @@ def _is_device_loop(iterator: ast.expr) -> bool:
     return name in ("tile", "grid")
 
 
+_SAME_ELEMENTS = ("view", "reshape", "view_as", "reshape_as", "contiguous", "flatten", "squeeze", "unsqueeze")
+"""Methods whose result holds a contiguous tensor's elements in the same order (`out.contiguous().view(n, s)`)."""
+
+
 def _only_names(value: ast.expr | None) -> bool:
-    """`out`, `out, aux`, or a reshape of a returned tensor (`out.view(b, m, n)`: the same elements)."""
+    """`out`, `out, aux`, or a reshape of a returned tensor (`out.view(b, m, n)`, `out.contiguous().view(…)`:
+    the same elements)."""
     if value is None or isinstance(value, ast.Name):
         return True
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-        return value.func.attr in ("view", "reshape") and isinstance(value.func.value, ast.Name)
+        return value.func.attr in _SAME_ELEMENTS and _only_names(value.func.value) \
+            and not isinstance(value.func.value, ast.Tuple)
     return isinstance(value, ast.Tuple) and all(_only_names(e) for e in value.elts)
 
 
