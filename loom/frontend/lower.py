@@ -58,6 +58,15 @@ from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, tar
 from loom.frontend.vectors import check_no_read_back, laid_out, vector_layouts
 from loom.ir.dialect import SymOp
 
+_UNSUPPORTED_HINTS = {
+    "tile_index": " (`tile.index`, the element positions of a tile, for masks and gathers: needs integer tiles, "
+                  "comparisons and `torch.where`, not built yet)",
+    "aten.view.default": " (a view or reshape of a tile inside the loop; expected tiles indexed in their final "
+                         "shape, or the reshape done on the host before the loop: `x_2d = x.reshape(-1, n)`)",
+    "aten.reshape.default": " (a reshape of a tile inside the loop; expected the reshape done on the host before "
+                            "the loop: `x_2d = x.reshape(-1, n)`)",
+}
+"""What a refusal of these FX targets adds: what the user wrote, and what Loom accepts instead."""
 _ACCUMULATING_MATMULS = {"aten.addmm.default", "aten.baddbmm.default", "dot"}
 _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt,
                "ge": operator.ge, "and_": operator.and_, "or_": operator.or_, "not_": operator.not_,
@@ -340,7 +349,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
             return self.reduction(node, env)
         if name == "getitem" or node.op != "call_function":
             raise UnsupportedError(f"unexpected FX node {node.format_node()}", self.k.location(node))
-        raise UnsupportedError(f"operation `{name}` is not supported by Loom yet", self.k.location(node))
+        raise UnsupportedError(f"operation `{name}` is not supported by Loom yet{_UNSUPPORTED_HINTS.get(name, '')}",
+                               self.k.location(node))
 
     def lower_accumulating_matmul(self, node: torch.fx.Node, env: dict) -> Tile:
         """`torch.addmm(acc, a, b)`, `torch.baddbmm(acc, a, b)` and `hl.dot(a, b, acc=acc)`: the same
