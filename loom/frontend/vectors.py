@@ -15,7 +15,8 @@ from loom.frontend.tiles import IDENTITY, target_name
 def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> dict[str, str]:
     """How each rank-1 tensor is laid out as a matrix: "col" (N x 1: one value per row, the layout of a
     row reduction's result, `out[tile_m] = x[tile_m, :].sum(-1)`) or "row" (1 x N, a vector broadcast
-    down the rows, `w[None, :]`): by how the kernel indexes it, the same way at every access."""
+    down the rows, `w[None, :]`, or `acc + b[tile_n]` by torch's broadcasting): by how the kernel indexes
+    and uses it, the same way at every access."""
     layouts: dict[str, str] = {}
     for graph in kernel.graphs():
         for node in graph.nodes:
