@@ -136,9 +136,11 @@ def _check(program: Program, sim, reference, args: tuple, returned: list[str],
     unused = list(range(len(refs)))
     checks = []
     for position, output in enumerate(outputs):
-        pick = next((i for i in unused if tuple(refs[i].shape) == tuple(output.shape)), None)
-        pick = pick if pick is not None else next((i for i in unused if _fits(refs[i], output)), unused[0])
-        pick = position if in_return_order else pick
+        if in_return_order:
+            pick = position
+        else:
+            pick = next((i for i in unused if tuple(refs[i].shape) == tuple(output.shape)), None)
+            pick = pick if pick is not None else next((i for i in unused if _fits(refs[i], output)), unused[0])
         unused.remove(pick)
         expected_tensor = refs[pick]
         ref = expected_tensor.detach().float().numpy()

@@ -53,9 +53,9 @@ from loom.frontend.compute import (
     elementwise_op,
     reduction_op,
 )
+from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, target_name
-from loom.frontend.vectors import check_no_read_back, laid_out, vector_layouts
 from loom.ir.dialect import SymOp
 
 _UNSUPPORTED_HINTS = {
