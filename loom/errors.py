@@ -72,12 +72,6 @@ class DataDependentIndexError(UnsupportedError):
     kind = "data-dependent index"
 
 
-class TileSizeError(LoomError):
-    """A tensor dimension that is not a multiple of the architecture's tile."""
-
-    kind = "tile size error"
-
-
 class CapacityError(LoomError):
     """The kernel's tensors do not fit the architecture's memory (DRAM)."""
 

@@ -29,6 +29,7 @@ from loom.backend.program import (
     Instr,
     L1OverflowError,
     Loop,
+    Mask,
     Matmul,
     Multicast,
     Program,
@@ -53,7 +54,7 @@ from loom.backend.program import (
 __all__ = [
     "CB", "CORE_VARS", "ROLES", "Affine", "Barrier", "Binary", "Buffer", "CbPop", "CbPush", "CbReserve",
     "CbWait", "Coord", "Copy", "CoreGroup", "DramRead", "DramWrite", "Fill", "Idx", "Instr",
-    "L1OverflowError", "Loop", "Matmul", "Multicast", "Program", "ProgramError", "Reduce", "Ref",
+    "L1OverflowError", "Loop", "Mask", "Matmul", "Multicast", "Program", "ProgramError", "Reduce", "Ref",
     "RemoteRead", "SemInc", "SemSet", "SemWait", "Semaphore", "Tensor", "Transpose", "Unary", "Write",
     "core_range", "cx", "cy", "walk",
 ]

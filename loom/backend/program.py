@@ -403,6 +403,26 @@ class Reduce:
 
 
 @dataclass(frozen=True)
+class Mask:
+    """`dst = src`, except `fill` at the elements whose position in the kernel's tensor is at or past
+    its real extent: element (r, c) of the block is at (`row_start` + r, `col_start` + c), in
+    elements, and is kept while below (`rows_limit`, `cols_limit`) (None: no limit). A tail's
+    padding takes the identity of the reduction that follows (`loom.frontend.tails`)."""
+
+    src: Ref
+    dst: Ref
+    fill: float
+    row_start: Idx = 0
+    col_start: Idx = 0
+    rows_limit: int | None = None
+    cols_limit: int | None = None
+
+    def __post_init__(self) -> None:
+        _set(self, "row_start", _aff(self.row_start))
+        _set(self, "col_start", _aff(self.col_start))
+
+
+@dataclass(frozen=True)
 class Copy:
     """`dst = src`, converting to dst's dtype (a pack)."""
 
@@ -412,8 +432,8 @@ class Copy:
 
 Instr = (Loop | CbReserve | CbPush | CbWait | CbPop | DramRead
          | DramWrite | Write | Multicast | RemoteRead | Barrier | SemWait
-         | SemSet | SemInc | Fill | Matmul | Transpose | Binary | Scalar | Unary | Reduce | Copy)
-COMPUTE_OPS = (Fill, Matmul, Transpose, Binary, Scalar, Unary, Reduce, Copy)
+         | SemSet | SemInc | Fill | Matmul | Transpose | Binary | Scalar | Unary | Reduce | Mask | Copy)
+COMPUTE_OPS = (Fill, Matmul, Transpose, Binary, Scalar, Unary, Reduce, Mask, Copy)
 MOVE_OPS = (DramRead, DramWrite, Write, Multicast, RemoteRead, Barrier, SemWait, SemSet, SemInc)
 CB_OPS = (CbReserve, CbPush, CbWait, CbPop)
 ROLES = ("reader", "compute", "writer")

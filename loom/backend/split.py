@@ -47,7 +47,7 @@ from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.deferred_stores import defer_store_pops
 from loom.errors import SourceLocation, UnsupportedError
-from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
+from loom.ir.dialect import CopyOp, SymOp, TailMaskOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import load_engine
@@ -403,7 +403,7 @@ class ProgramBuilder:
             if isinstance(op, CopyOp):
                 self.copy(op, roles, env, coord)
             elif isinstance(op, (MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp)):
-                roles.compute.append(self.compute(op))
+                roles.compute.append(self.compute(op, env))
         except UnsupportedError as err:
             raise _located(err, op, self.module) from None
         # anything else (index arithmetic, subviews, storage declarations): nothing to run
@@ -461,7 +461,7 @@ class ProgramBuilder:
         hi = tuple(start + g - 1 for start, g in zip(lo, group))
         return lo, hi
 
-    def compute(self, op: Operation) -> object:
+    def compute(self, op: Operation, env: dict) -> object:
         def ref(v: SSAValue) -> P.Ref:
             buf = self._buf_of_view(v)
             if buf.name in self.kept:  # block i of the kept panel in iteration i of its device loop
@@ -481,9 +481,9 @@ class ProgramBuilder:
             return P.Transpose(ref(op.inputs[0]), ref(op.outputs[0]))
         if isinstance(op, LinalgCopyOp):
             return P.Copy(ref(op.inputs[0]), ref(op.outputs[0]))
-        return self.generic(op, ref)
+        return self.generic(op, ref, env)
 
-    def generic(self, op: GenericOp, ref) -> object:
+    def generic(self, op: GenericOp, ref, env: dict) -> object:
         """An elementwise or row-reduction generic as its op-table instruction (format conversions
         in the body are the unpacker's and packer's, not instructions)."""
         body = [o for o in op.body.block.ops if o.name != "linalg.yield" and o.name not in ops.CONVERSIONS]
@@ -496,6 +496,8 @@ class ProgramBuilder:
             raise UnsupportedError(f"elementwise body {[o.name for o in body]} has no per-core form")
         if entry.form == "reduce":
             return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
+        if entry.form == "mask":
+            return self.mask(body[0], ref(op.inputs[0]), ref(out), env)
         if entry.form == "unary":
             return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
         constant = [o for o in map(_unconverted, body[0].operands) if not isinstance(o, BlockArgument)]
@@ -513,6 +515,18 @@ class ProgramBuilder:
             raise UnsupportedError(f"`{entry.name}` broadcasting its first operand is not supported; expected the "
                                    "full tile first (write `x - m[:, None]`, not `m[:, None] - x`)")
         return P.Binary(entry.name, ref(a), ref(b), ref(out), _bcast(maps[1], maps[2]))
+
+    def mask(self, body: TailMaskOp, src: P.Ref, dst: P.Ref, env: dict) -> P.Mask:
+        """A tail mask on a block laid out as the buffers are: a 1-D tile is a column (its dimension the
+        rows), a 2-D one rows x columns; leading dimensions of a higher rank must hold no tail."""
+        starts = [self.value(v, env) for v in body.offsets]
+        limits = [n.value.data if n.value.data >= 0 else None for n in body.limits.data]
+        if len(limits) == 1:
+            return P.Mask(src, dst, body.fill.value.data, starts[0], 0, limits[0], None)
+        if any(n is not None for n in limits[:-2]):
+            raise UnsupportedError("a tail in a leading dimension of a tile of rank 3 or more is not supported; "
+                                   "expected tails in the last two dimensions")
+        return P.Mask(src, dst, body.fill.value.data, starts[-2], starts[-1], limits[-2], limits[-1])
 
 
 _COMMUTATIVE = {"add", "mul", "max", "min"}

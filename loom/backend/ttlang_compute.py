@@ -75,7 +75,7 @@ def _io(ins: Any) -> tuple[list[P.Ref], P.Ref, bool]:
         return [ins.a, ins.b], ins.dst, False
     if isinstance(ins, P.Scalar):
         return [ins.a], ins.dst, False
-    if isinstance(ins, (P.Transpose, P.Unary, P.Reduce, P.Copy)):
+    if isinstance(ins, (P.Transpose, P.Unary, P.Reduce, P.Mask, P.Copy)):
         return [ins.src], ins.dst, False
     raise UnsupportedError(f"{type(ins).__name__} is no compute op")
 
@@ -468,6 +468,8 @@ class ComputeLowering:
             return red
         if isinstance(ins, P.Copy):
             return v(ins.src.name)
+        if isinstance(ins, P.Mask):
+            self.template("mask", "mask")  # refused with the op table's reason
         raise UnsupportedError(f"{self.where()}: {type(ins).__name__} has no TT-Lang compute form")
 
 

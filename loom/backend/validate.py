@@ -32,6 +32,7 @@ from loom.backend.program import (
     Instr,
     L1OverflowError,
     Loop,
+    Mask,
     Matmul,
     Multicast,
     Program,
@@ -263,7 +264,7 @@ class _Ctx:
         elif isinstance(ins, (Transpose,)):
             r, c = self.shape(ins, ins.src)
             self.same(ins, "dst", (c, r), self.shape(ins, ins.dst))
-        elif isinstance(ins, (Unary, Copy)):
+        elif isinstance(ins, (Unary, Mask, Copy)):
             if isinstance(ins, Unary):
                 self.known_op(ins, "unary")
             self.same(ins, "dst", self.shape(ins, ins.src), self.shape(ins, ins.dst))

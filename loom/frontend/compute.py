@@ -27,7 +27,7 @@ from loom.frontend.tiles import Tile, element_type, target_name
 def elementwise_op(name: str) -> ops.Op | None:
     """The op-table entry of an elementwise ATen target (None: not elementwise)."""
     op = ops.from_aten(name)
-    return op if op is not None and op.form != "reduce" and op.ir is not None else None
+    return op if op is not None and op.form in ("unary", "binary") and op.ir is not None else None
 
 
 _MEANS = {"aten.mean.dim"}

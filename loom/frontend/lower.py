@@ -7,7 +7,8 @@ Shape of the result (one `func.func` per kernel):
 - a global access is `memref.subview` at offsets `tile index * block size` read into a
   tile value with `loom.read` (written back with `loom.write`);
 - computation is linalg on tensors: `linalg.fill`, `linalg.matmul`, `linalg.transpose`,
-  and `linalg.generic` for elementwise maps (with broadcasting maps) and reductions.
+  and `linalg.generic` for elementwise maps (with broadcasting maps), reductions and tail masks.
+A dimension need not be a multiple of the block alignment: its tail is padded (`loom.frontend.tails`).
 Every op the user wrote carries `loom.loc = "file.py:LINE"`.
 """
 
@@ -41,7 +42,7 @@ from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from loom.errors import CapacityError, TileSizeError, UnsupportedError
+from loom.errors import CapacityError, UnsupportedError
 from loom.frontend.access import AccessLowering
 from loom.frontend.batch_blocks import with_batch_blocks_of_one
 from loom.frontend.compute import (
@@ -55,6 +56,7 @@ from loom.frontend.compute import (
 )
 from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts
 from loom.frontend.helion import BlockInfo, TracedKernel
+from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
 
@@ -75,7 +77,7 @@ _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": op
 _NOT_TAKEN = object()  # the value a folded `if` gives the branch it did not take
 
 
-class KernelLowering(AccessLowering, ComputeLowering):
+class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
@@ -107,7 +109,6 @@ class KernelLowering(AccessLowering, ComputeLowering):
             arg.name_hint = name
             self.globals[name] = arg
         self.b = Builder(InsertPoint.at_end(entry))
-        self._check_tile_sizes()
         self._declare_block_sizes()
         self._build_grid()
         self.b.insert(func.ReturnOp())
@@ -145,16 +146,6 @@ class KernelLowering(AccessLowering, ComputeLowering):
     def _tiled_blocks(self) -> list[BlockInfo]:
         ids = list(self.k.grid_block_ids) + [i for loop in self.k.loops.values() for i in loop.block_ids]
         return [self.k.blocks[i] for i in ids]
-
-    def _check_tile_sizes(self) -> None:
-        for block in self._tiled_blocks():
-            if block.fixed is None and block.extent % self.alignment:
-                line = self.k.tile_loop_line(block.label)
-                raise TileSizeError(
-                    f"`{block.label}` tiles a dimension of size {block.extent}, which is not a multiple of "
-                    f"{self.alignment} (the architecture's block alignment); tail tiles are not supported yet",
-                    self.k.line_location(line),
-                )
 
     def _declare_block_sizes(self) -> None:
         loop_ids = {i for loop in self.k.loops.values() for i in loop.block_ids}
@@ -285,6 +276,8 @@ class KernelLowering(AccessLowering, ComputeLowering):
 
     def lower_node(self, node: torch.fx.Node, env: dict, fused: _Fusion) -> object:
         name = target_name(node)
+        if name == "_mask_to":
+            return self.tail_mask(node, env)
         if name in IDENTITY:
             return env[node.args[0]]
         if name == "_host_tensor":

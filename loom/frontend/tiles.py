@@ -12,7 +12,7 @@ from xdsl.ir import Attribute, SSAValue
 from loom.errors import UnsupportedError
 
 INDEX = IndexType()
-IDENTITY = {"_mask_to", "_new_var"}  # FX targets that pass their tile through: masking is a no-op while tiles divide
+IDENTITY = {"_mask_to", "_new_var"}  # FX targets that pass their tile through (a `_mask_to` where nothing has a tail)
 
 DTYPES: dict[torch.dtype, Attribute] = {
     torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16, torch.int32: i32, torch.int64: i64,

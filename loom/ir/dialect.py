@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -344,8 +347,39 @@ class GeluTanhOp(_Activation):
     name = "loom.gelu_tanh"
 
 
+@irdl_op_definition
+class TailMaskOp(IRDLOperation):
+    """The body op of a tail mask's `linalg.generic` (Helion's `_mask_to` where a dimension has a tail):
+    `%y = loom.tail_mask %x [%off0, %off1] {limits = [1000, -1], fill = -inf}`.
+
+    An element keeps `x` unless its position in the kernel's tensor, the offset of its dimension plus
+    its index in the generic's iteration space, is at or past that dimension's limit (the real extent;
+    -1: no limit); there it is `fill`, the identity of the reduction that follows (0 for a sum, -inf
+    for a max). The offsets are index values of the enclosing block (`tile_idx * tile`), one per
+    iteration dimension, captured from above."""
+
+    name = "loom.tail_mask"
+    input = operand_def(AnyFloat)
+    offsets = var_operand_def(IndexType)
+    limits = prop_def(ArrayAttr[IntegerAttr])
+    fill = prop_def(FloatAttr)
+    result = result_def(AnyFloat)
+    traits = traits_def(Pure())
+    assembly_format = "$input `[` $offsets `]` attr-dict `:` type($input) `->` type($result)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, value, offsets, limits: list[int], fill: float):
+        props = {"limits": ArrayAttr([IntegerAttr(n, i64) for n in limits]), "fill": FloatAttr(fill, value.type)}
+        super().__init__(operands=[value, list(offsets)], properties=props, result_types=[value.type])
+
+    def verify_(self) -> None:
+        if len(self.offsets) != len(self.limits.data):
+            raise VerifyException(f"loom.tail_mask: expected one offset per limit, found {len(self.offsets)} "
+                                  f"offsets and {len(self.limits.data)} limits")
+
+
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
-            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp]
+            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, TailMaskOp]
 _OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 

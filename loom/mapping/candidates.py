@@ -169,7 +169,7 @@ def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
     for axis in axes:
         chosen = tuple(levels[axis.axis])
         spatial = prod(s for _, _, s in chosen)
-        most_tiles = axis.extent // (axis.fixed_block or 1) if axis.block is None else axis.extent // 32
+        most_tiles = -(-axis.extent // ((axis.fixed_block or 1) if axis.block is None else 32))
         if spatial > max(most_tiles, 1):
             return None  # more cores than tiles along this axis: partial occupancy covers it
         mapped.append(AxisMapping(axis.axis, axis.extent, axis.block, axis.fixed_block, chosen))
@@ -229,13 +229,13 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     reuse = access_reuse(grid)
     scores = axis_scores(axes, reuse)
     orders = linear_extensions(labels, dominance_edges(scores))
-    max_parallel = prod(max(a.extent // (a.fixed_block or 32), 1) for a in axes)
+    max_parallel = prod(-(-a.extent // (a.fixed_block or 32)) for a in axes)
     all_views = enumerate_views(tuple(arch.grid.dims), len(labels))
     # partial occupancy down to a quarter of the cores where the grid has fewer tiles than cores;
     # and, along a dimension whose full extent splits some axis's tiles unevenly (13 cores for 64
     # tiles, which rules out every multicast there: cores sharing one run in lockstep), the largest
     # power of two below that extent, given whole to one axis
-    tiles = [max(a.extent // (a.fixed_block or 32), 1) for a in axes]
+    tiles = [-(-a.extent // (a.fixed_block or 32)) for a in axes]
     fallback = [1 << (extent.bit_length() - 1) if any(t % extent for t in tiles) else extent
                 for extent in arch.grid.dims]
     views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims)
@@ -325,7 +325,8 @@ def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int)
         if a.block is None:
             counts = [-(-a.extent // (a.fixed_block or 1))]
         else:
-            counts = [a.extent // b for b in range(alignment, a.extent + 1, alignment) if a.extent % b == 0]
+            padded = -(-a.extent // alignment) * alignment  # a tail padded to whole tiles
+            counts = [padded // b for b in range(alignment, padded + 1, alignment) if padded % b == 0]
         if not any(n % a.spatial == 0 for n in counts):
             return False
     return True

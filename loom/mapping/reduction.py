@@ -38,7 +38,7 @@ class ReductionLoop:
         return self.name[5:] if self.name.startswith("tile_") else self.name
 
     def most_tiles(self, alignment: int) -> int:
-        return self.extent // (self.fixed_block or alignment)
+        return -(-self.extent // (self.fixed_block or alignment))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Stage 5c: one constrained optimisation problem per candidate.
 
     minimise T(x, b)  subject to
-      x_k a positive multiple of the architecture's block alignment, at most the extent it tiles,
-          and dividing it (tail tiles are not supported),
+      x_k a positive multiple of the architecture's block alignment that divides the extent it
+          tiles padded to whole tiles (1000 -> 1024: blocks of 32 ... 1024 that divide 1024),
       L1 footprint (stage 3's storage slots, doubled where a pipe overlaps the transfer that
           fills or drains them; on a split's root core also the gathered partial states and
           the combine's temporaries) <= usable L1,
@@ -44,16 +44,19 @@ class CandidateModel:
 
 
 def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
-    """Block sizes: multiples of the alignment that divide the extent they tile."""
+    """Block sizes: multiples of the alignment that divide the extent they tile, padded to whole tiles."""
     align = arch.tiling.block_alignment
-    return {op.label: [v for v in range(align, op.upper_bound.value.data + 1, align)
-                       if op.upper_bound.value.data % v == 0]
-            for op in module.walk() if isinstance(op, SymOp)}
+    domains = {}
+    for op in [o for o in module.walk() if isinstance(o, SymOp)]:
+        padded = -(-op.upper_bound.value.data // align) * align
+        domains[op.label] = [v for v in range(align, padded + 1, align) if padded % v == 0]
+    return domains
 
 
 def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:
     """Sum over storage slots of size x (1 + the overlap knobs of its buffers); a slot a hoist knob
-    keeps in L1 holds the device loop's whole panel instead (its block dimension times the loop's trips)."""
+    keeps in L1 holds the device loop's whole panel instead (its block dimension times the loop's trips:
+    a tail's padding included)."""
     terms = []
     for term in footprint.terms:
         size = E.mul(term.element_bytes, *[dim_expr(d) for d in term.dims])
@@ -61,7 +64,9 @@ def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:
         doubling = [E.Knob(k.name) for k in mine if k.doubles]
         slot = E.mul(size, E.add(1, *doubling), label=f"slot {term.slot} ({', '.join(term.buffers)})")
         for knob in [k for k in mine if k.hoist is not None]:
-            panel = [dim_expr(d) for d in knob.hoist.panel(term.dims)]
+            block = knob.hoist.block
+            panel = [E.mul(E.ceil_div(knob.hoist.extent, dim_expr(d)), dim_expr(d)) if d == block else dim_expr(d)
+                     for d in term.dims]
             slot = E.select(E.Knob(knob.name), E.mul(term.element_bytes, *panel,
                                                      label=f"slot {term.slot} kept whole"), slot)
         terms.append(slot)

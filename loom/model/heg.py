@@ -141,8 +141,8 @@ class Hoist:
         return Knob(self.knob, "hoist", self.buffers, self)
 
     def panel(self, dims: tuple[Dim, ...]) -> tuple[Dim, ...]:
-        """A kept buffer's shape: its block of the device loop widened to the loop's whole extent
-        (block sizes divide their extents)."""
+        """A kept buffer's shape: its block of the device loop widened to the loop's whole extent (the
+        data it reads; its L1 footprint counts whole blocks, a tail's padding included)."""
         return tuple(self.extent if d == self.block else d for d in dims)
 
 

@@ -18,6 +18,7 @@ from loom.backend.program import (
     Binary,
     Copy,
     Fill,
+    Mask,
     Matmul,
     ProgramError,
     Reduce,
@@ -46,7 +47,7 @@ def operands(ins: object) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
         return (ins.a, ins.b), (ins.dst,)
     if isinstance(ins, Scalar):
         return (ins.a,), (ins.dst,)
-    if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
+    if isinstance(ins, (Transpose, Unary, Reduce, Mask, Copy)):
         return (ins.src,), (ins.dst,)
     raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
 
@@ -71,6 +72,9 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
         r, c = shape(ins.dst)
         op = ops.lookup(_FORM[type(ins)], ins.op)
         return cost.eltwise(arch, op, r * c, tuple(dtype(s) for s in operands(ins)[0]), dtype(ins.dst))
+    if isinstance(ins, Mask):
+        r, c = shape(ins.dst)
+        return cost.eltwise(arch, ops.lookup("mask", "mask"), r * c, (dtype(ins.src),), dtype(ins.dst))
     if isinstance(ins, Reduce):
         r, c = shape(ins.src)
         return cost.reduce(arch, ops.lookup("reduce", ins.op), r, c, dtype(ins.src), dtype(ins.dst))
@@ -82,10 +86,10 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
 
 
 def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np.ndarray], None],
-          shape: Callable[[Ref], Shape], tile: Shape) -> None:
+          shape: Callable[[Ref], Shape], tile: Shape, env: dict[str, int] | None = None) -> None:
     """Run `ins` on float32 matrices: `read(ref)` gives an input, `read(ref, True)` the current value
     of an output location (a Matmul accumulator), `write(ref, m)` stores a result; `tile` is the
-    tile shape in elements."""
+    tile shape in elements, `env` the loop variables' values (a Mask's position)."""
     with np.errstate(all="ignore"):
         if isinstance(ins, Fill):
             r, c = shape(ins.dst)
@@ -114,5 +118,15 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
             out = np.zeros((x.shape[0], tile[1]), dtype=np.float32)
             out[:, 0] = red
             write(ins.dst, out)
+        elif isinstance(ins, Mask):
+            x = read(ins.src)
+            rows = ins.row_start.eval(env) + np.arange(x.shape[0])[:, None]
+            cols = ins.col_start.eval(env) + np.arange(x.shape[1])[None, :]
+            keep = np.ones(x.shape, dtype=bool)
+            if ins.rows_limit is not None:
+                keep &= rows < ins.rows_limit
+            if ins.cols_limit is not None:
+                keep &= cols < ins.cols_limit
+            write(ins.dst, ops.lookup("mask", "mask").numpy(x, keep, ins.fill).astype(np.float32))
         elif isinstance(ins, Copy):
             write(ins.dst, read(ins.src))

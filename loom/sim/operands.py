@@ -88,7 +88,7 @@ class ComputeMixin:
                                    f"at most {have} (missing {hint}?)")
         if self.functional:
             apply(ins, lambda r, out=False: self._read(core, env, r, out),
-                  lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile)
+                  lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile, env)
         end = role.threads.run(stages, self.now, reads, writes)
         role.busy += stages.items * stages.math + stages.setup  # the math thread's work
         if self.tracer:

@@ -12,7 +12,6 @@ from loom.errors import (
     KernelFileError,
     NonAffineIndexError,
     ShapeError,
-    TileSizeError,
     UnsupportedError,
 )
 from loom.kernel_file import load_kernel_file, parse_shape
@@ -32,7 +31,6 @@ def marked_line(path: Path) -> int:
         ("non_affine_index", NonAffineIndexError),
         ("unsupported_op", UnsupportedError),
         ("no_tile_loop", UnsupportedError),
-        ("untiled_size", TileSizeError),
         ("mixed_vector_layout", UnsupportedError),
         ("host_code_after_loop", UnsupportedError),
     ],

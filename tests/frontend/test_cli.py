@@ -30,9 +30,9 @@ def test_lower_gemm_names_all_three_tiles():
 
 
 def test_user_error_exits_2_without_traceback():
-    result = runner.invoke(app, ["lower", "examples/matmul.py", "--shape", "M=100"])
+    result = runner.invoke(app, ["lower", "tests/bad_inputs/kernels/zero_size.py"])
     assert result.exit_code == 2
-    assert "matmul.py:16" in result.output and "Traceback" not in result.output
+    assert "zero_size.py:9" in result.output and "Traceback" not in result.output
 
 
 def test_unknown_arch_exits_2():

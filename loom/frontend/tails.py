@@ -1,0 +1,112 @@
+"""Stage 1, tails: Helion's `_mask_to(x, fill)` where a dimension has a tail.
+
+A dimension whose extent is not a multiple of the architecture's block alignment (1000 columns, 32
+wide tiles) is padded to whole tiles: the per-core programs compute whole blocks, DRAM holds the
+padding as zeros and moves only whole tiles of data. Helion marks where padding would change a
+result: before a reduction over a tiled dimension it masks the reduced value to the reduction's
+identity (`_mask_to(block, -inf)` before `amax`, `_mask_to(exp(...), 0)` before `sum`). Where a
+dimension the value's users reduce over (a reduction's axes, a matrix product's contraction) can
+hold padding, that mask becomes a `linalg.generic` whose body is `loom.tail_mask` (the element's
+global position: the block's offset plus its index, compared with the real extent); elsewhere it
+is the identity, as before: padding in the other dimensions stays in rows and columns no store
+writes back.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.dialects.linalg.ops import GenericOp, IteratorType, IteratorTypeAttr, YieldOp
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+
+from loom.errors import UnsupportedError
+from loom.frontend.compute import MATMULS, reduction_input, reduction_op
+from loom.frontend.tiles import IDENTITY, Tile, target_name
+from loom.ir.dialect import TailMaskOp
+
+
+class TailLowering:
+    """Tail masks of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
+
+    def tail_mask(self, node: torch.fx.Node, env: dict) -> Tile:
+        src: Tile = env[node.args[0]]
+        fill = float(node.args[1])
+        source = node.args[0].meta["val"]
+        batch = self.batch_positions(node.args[0])
+        logical = [s for i, s in enumerate(source.shape) if i not in batch]
+        if src.row:
+            logical = [1, *logical]
+        reduced = _reduced_positions(node)
+        bounds = [self._position(size, node) if reduced is None or i - len(logical) in reduced else None
+                  for i, size in enumerate(logical) if i not in src.expanded]
+        if all(b is None for b in bounds):
+            return src  # every dimension is whole tiles: nothing to mask
+        offsets = [b[0] if b else self.const(0) for b in bounds]
+        limits = [b[1] if b else -1 for b in bounds]
+        dtype = src.value.type.element_type
+        ssa_dims = [d for i, d in enumerate(src.dims) if i not in src.expanded]
+        rank = len(ssa_dims)
+        init = self.empty(ssa_dims, dtype)
+        body = Block(arg_types=[dtype, dtype])
+        bb = Builder(InsertPoint.at_end(body))
+        bb.insert(YieldOp(bb.insert(TailMaskOp(body.args[0], offsets, limits, fill)).result))
+        op = GenericOp([src.value], [init], Region(body), [AffineMapAttr(AffineMap.identity(rank))] * 2,
+                       [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [init.type])
+        masked = self.located(op, node).res[0]
+        return Tile(masked, src.dims, src.expanded, src.row)
+
+    def _position(self, size: object, node: torch.fx.Node) -> tuple[SSAValue, int] | None:
+        """(offset of the block in the tensor, real extent) of one dimension that can hold padding, else None."""
+        if isinstance(size, int) or (isinstance(size, torch.SymInt) and size.node.expr.is_Integer):
+            extent = int(size)  # a whole dimension (`x[tile_m, :]`): it starts at 0
+            return (self.const(0), extent) if extent > 1 and extent % self.alignment else None
+        expr = size.node.expr if isinstance(size, torch.SymInt) else size
+        block = self.sym_of.get(expr)
+        if block is None:
+            raise UnsupportedError(f"a masked tile dimension of size {expr} is not a block size of the kernel",
+                                   self.k.location(node))
+        if block.extent % (block.fixed or self.alignment) == 0:
+            return None  # blocks fill the dimension exactly
+        if block.block_id not in self.iv_value:  # a block no loop tiles: the whole dimension
+            return self.const(0), block.extent
+        size_value = self.const(block.fixed) if block.fixed is not None else self.size_value[block.block_id]
+        offset = self.b.insert(arith.MuliOp(self.iv_value[block.block_id], size_value)).result
+        return offset, block.extent
+
+
+_ACCUMULATING = {"aten.addmm.default": 1, "aten.baddbmm.default": 1, "dot": 0}
+"""Accumulating matrix products: the argument position of their left operand (the right one follows)."""
+_PASS_THROUGH = {"prims.convert_element_type.default", *IDENTITY}
+
+
+def _reduced_positions(node: torch.fx.Node) -> set[int] | None:
+    """The dimensions of a masked value, as negative positions, that its users reduce over: a
+    reduction's axes, a matrix product's contraction (the left operand's last dimension, the right
+    one's second to last); None where some user needs every dimension masked."""
+    positions: set[int] = set()
+    for user, operand in _consumers(node):
+        name = target_name(user)
+        rank = operand.meta["val"].dim()
+        if reduction_op(name) is not None and reduction_input(user) is operand:
+            positions |= {a % rank - rank for a in user.args[1]}
+            continue
+        left = 0 if name in MATMULS else _ACCUMULATING.get(name)
+        if left is None or operand not in user.args[left:left + 2]:
+            return None
+        positions.add(-1 if user.args[left] is operand else -2)
+    return positions
+
+
+def _consumers(node: torch.fx.Node) -> list[tuple[torch.fx.Node, torch.fx.Node]]:
+    """(user, the operand it reads) of a value, looking through format conversions."""
+    out = []
+    for user in node.users:
+        if target_name(user) in _PASS_THROUGH:
+            out += _consumers(user)
+        else:
+            out.append((user, node))
+    return out

@@ -1,0 +1,120 @@
+"""Tails (issue 19 part 1): a dimension whose extent is not a multiple of 32 is padded to whole tiles;
+Helion's `_mask_to` before a reduction over it becomes a tail mask (`loom.tail_mask`, the per-core
+`Mask`) so the padding takes the reduction's identity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import loom
+from loom.arch import load_arch
+from loom.backend import program as P
+from loom.kernel_file import load_kernel_file
+from loom.model.constraints import block_domains
+from loom.pipeline import compile as compile_kernel
+from loom.run import run
+from loom.sim import simulate
+from tests.conftest import ROOT, run_kernel_text
+
+EXAMPLES = ROOT / "examples"
+
+
+def _run(example: str, arch: str = "wormhole_n150", **sizes):
+    """Compile an example at `sizes`, simulate it and check it against its reference()."""
+    source = load_kernel_file(EXAMPLES / example)
+    args = source.example_args(sizes)
+    return run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+def test_a_gemm_with_tails_in_every_dimension_matches_torch(arch):
+    """gelu(x @ w + bias) at 100 x 70 x 33: every dimension has a tail; K's padding is zero in both
+    operands, so the products need no mask."""
+    outcome = _run("matmul_bias_gelu.py", arch, M=100, N=70, K=33)
+    assert outcome.check.ok, outcome.check
+
+
+@pytest.mark.parametrize("example, sizes", [
+    ("softmax.py", {"M": 40, "N": 100}),  # an online max and sum over column blocks
+    ("softmax_rows.py", {"M": 40, "N": 100}),  # whole rows `x[tile_m, :]`
+    ("layer_norm.py", {"M": 40, "N": 100}),  # a mean and a variance over the padded row
+    ("flash_attention.py", {"L": 200}),  # a sequence tail: masked scores, zero V rows
+])
+def test_reductions_over_a_tail_match_torch(example, sizes):
+    outcome = _run(example, **sizes)
+    assert outcome.check.ok, outcome.check
+
+
+def _frontend_text(example: str, **sizes) -> str:
+    source = load_kernel_file(EXAMPLES / example)
+    return str(loom.lower(source.kernel, source.example_args(sizes), stage="frontend").module)
+
+
+def test_a_tail_mask_holds_the_real_extent_and_the_reductions_identity():
+    text = _frontend_text("softmax_rows.py", M=40, N=100)
+    masks = [line for line in text.splitlines() if "loom.tail_mask" in line]
+    assert len(masks) == 2, masks  # before amax and before sum
+    assert any("fill = 0xff800000" in m for m in masks) and any("fill = 0.0" in m for m in masks), masks
+    # only the reduced dimension: M = 40's padded rows are never stored
+    assert all("limits = [-1 : i64, 100 : i64]" in m for m in masks), masks
+
+
+def test_no_mask_where_blocks_fill_the_dimension():
+    assert "loom.tail_mask" not in _frontend_text("softmax_rows.py", M=64, N=128)
+
+
+def test_block_sizes_divide_the_extent_padded_to_whole_tiles():
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    module = loom.lower(source.kernel, source.example_args({"M": 1000, "N": 64, "K": 64})).module
+    assert block_domains(module, load_arch("wormhole_n150"))["tile_m"] == [32, 64, 128, 256, 512, 1024]
+
+
+def test_mask_keeps_the_elements_inside_the_real_extent():
+    """The simulator's Mask: a 2 x 2 tile block at element offset (32, 64) of a 40 x 100 tensor keeps rows
+    below 40 and columns below 100, and fills the rest."""
+    arch = load_arch("wormhole_n150")
+    block = P.CB("x", "float32", rows=2, cols=2, slots=1)
+    out = P.CB("y", "float32", rows=2, cols=2, slots=1)
+    compute = (P.CbWait("x"), P.CbReserve("y"),
+               P.Mask(P.Ref("x"), P.Ref("y"), -np.inf, 32, 64, 40, 100),
+               P.CbPush("y"), P.CbPop("x"))
+    group = P.CoreGroup(((0, 0),), (block, out), (), (),
+                        (P.CbReserve("x"), P.DramRead("a", (0, 0), "x", 2, 2), P.Barrier(), P.CbPush("x")),
+                        compute,
+                        (P.CbWait("y"), P.DramWrite("b", (0, 0), "y", 2, 2), P.Barrier(), P.CbPop("y")))
+    program = P.Program(arch.name, (P.Tensor("a", (64, 64), "float32"), P.Tensor("b", (64, 64), "float32", "output")),
+                        (group,))
+    data = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    got = simulate(program, arch, functional=True, inputs={"a": data}).outputs["b"]
+    rows, cols = np.arange(64)[:, None] + 32, np.arange(64)[None, :] + 64
+    expected = np.where((rows < 40) & (cols < 100), data, -np.inf)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_tails_run_in_a_user_kernel(tmp_path):
+    """A kernel outside the examples: a row sum over 1000 columns, `x[tile_m, :]`."""
+    text = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def row_sum(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m], dtype=torch.float32, device=x.device)
+    for tile_m in hl.tile(m):
+        out[tile_m] = torch.sum(torch.exp(x[tile_m, :].to(torch.float32)), dim=-1)
+    return out
+
+
+def inputs(M: int = 50, N: int = 1000):
+    return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)),)
+
+
+def reference(x):
+    return torch.exp(x.float()).sum(-1)
+'''
+    outcome = run_kernel_text(tmp_path, text)
+    assert outcome.check.ok, outcome.check
