@@ -254,9 +254,10 @@ class ProgramBuilder:
                     f"tensor '{arg.name_hint}' has rank {len(shape)}; the per-core backends lay global tensors "
                     "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)"),
                     first_access, self.module)
-            shape[-2:] = [_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile)]
-            tensors.append(P.Tensor(arg.name_hint, tuple(shape), dtype_name(arg.type.element_type),
+            padded = self._whole_blocks(arg, shape)
+            tensors.append(P.Tensor(arg.name_hint, padded, dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input",
+                                    valid=tuple(shape) if padded[-2:] != self._whole_tiles(shape) else None,
                                     vector=vectors.get(arg.name_hint)))
         cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values() if b.kind == "cb"}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()
@@ -275,6 +276,21 @@ class ProgramBuilder:
                                       tuple(roles.reader), tuple(roles.compute), tuple(writer),
                                       name=f"core {coord}"))
         return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
+
+    def _whole_tiles(self, shape: list[int]) -> tuple[int, int]:
+        return tuple(_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile))
+
+    def _whole_blocks(self, arg: SSAValue, shape: list[int]) -> tuple[int, ...]:
+        """A global tensor's shape padded to whole tiles and to every block that reads or writes it: a
+        block size that does not divide a dimension (`loom.mapping.block_sizes`) reaches past its tiles."""
+        padded = list(shape[:-2]) + list(self._whole_tiles(shape))
+        for sv in [u.operation for u in arg.uses if isinstance(u.operation, memref.SubviewOp)]:
+            dynamic = iter(sv.sizes)
+            for dim, size in enumerate(sv.static_sizes.get_values()):
+                if size == DYNAMIC_INDEX:
+                    block = self.sizes[next(dynamic).owner.label]
+                    padded[dim] = max(padded[dim], _tiles(shape[dim], block) * block)
+        return tuple(padded)
 
     def _reserve_buffer(self, copy: CopyOp) -> SSAValue:
         return copy.dest.owner.buffer

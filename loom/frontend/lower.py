@@ -90,6 +90,7 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
         self.iv_value: dict[int, SSAValue] = {}
         self.globals: dict[str, SSAValue] = {}
         self.const_cache: dict[tuple, SSAValue] = {}
+        self.whole_extent = _whole_extents(kernel)
 
     # ------------------------------------------------------------------ entry
     def lower(self) -> ModuleOp:
@@ -149,11 +150,13 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
 
     def _declare_block_sizes(self) -> None:
         loop_ids = {i for loop in self.k.loops.values() for i in loop.block_ids}
+        masked = self.masked_block_ids()
         for block in self._tiled_blocks():
             if block.fixed is not None:
                 self.size_value[block.block_id] = self.const(block.fixed)
             else:
-                op = self.b.insert(SymOp(block.label, block.extent, reduction=block.block_id in loop_ids))
+                op = self.b.insert(SymOp(block.label, block.extent, reduction=block.block_id in loop_ids,
+                                         masked=block.block_id in masked))
                 self.size_value[block.block_id] = op.res
 
     # ---------------------------------------------------------------- helpers
@@ -181,10 +184,10 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
     def dim_of(self, size: object) -> object:
         """A tensor dimension from FX metadata: a static int or the BlockInfo of a block-size symbol."""
         if isinstance(size, int):
-            return size
+            return self.whole_extent.get(size, size)
         expr = size.node.expr if isinstance(size, torch.SymInt) else size
         if expr.is_Integer:
-            return int(expr)
+            return self.whole_extent.get(int(expr), int(expr))
         block = self.sym_of.get(expr)
         if block is None:
             raise UnsupportedError(f"a tile dimension of size {expr} is not a block size of the kernel")
@@ -464,6 +467,24 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint
         return [Tile(res, init.dims) for res, init in zip(for_op.results, inits)]
+
+
+def _whole_extents(kernel: TracedKernel) -> dict[int, int]:
+    """Helion sizes a whole dimension no loop tiles (`q[b, h, :, :]` of a head dimension of 96) to the next
+    power of two (128) in its tile shapes, as Triton needs; Loom pads to whole tiles instead. That power of
+    two -> the dimension's real extent, for each such dimension whose extent is not a power of two."""
+    tiled = set(kernel.grid_block_ids) | {i for loop in kernel.loops.values() for i in loop.block_ids}
+    out: dict[int, int] = {}
+    for block in kernel.blocks.values():
+        if block.block_id in tiled or block.fixed is not None or block.extent & (block.extent - 1) == 0:
+            continue
+        power = 1 << (block.extent - 1).bit_length()
+        if out.get(power, block.extent) != block.extent:
+            raise UnsupportedError(f"two whole dimensions of {out[power]} and {block.extent} elements both appear "
+                                   f"as {power} in Helion's tile shapes; expected at most one whole dimension "
+                                   f"between {power // 2} and {power}", kernel.line_location(_def_line(kernel)))
+        out[power] = block.extent
+    return out
 
 
 def _scalar_value(expr: object, scalars: dict) -> object:

@@ -59,6 +59,20 @@ class TailLowering:
         masked = self.located(op, node).res[0]
         return Tile(masked, src.dims, src.expanded, src.row)
 
+    def masked_block_ids(self) -> set[int]:
+        """The blocks a masked reduction runs over (a `_mask_to` whose users reduce along them), tail or
+        not: their sizes must divide the padded extent, so that padding inside it is only ever a tail."""
+        ids = set()
+        for node in [n for g in self.k.graphs() for n in g.nodes if target_name(n) == "_mask_to"]:
+            shape = node.args[0].meta["val"].shape
+            reduced = _reduced_positions(node)
+            for i, size in enumerate(shape):
+                expr = size.node.expr if isinstance(size, torch.SymInt) else None
+                block = self.sym_of.get(expr) if expr is not None else None
+                if block is not None and (reduced is None or i - len(shape) in reduced):
+                    ids.add(block.block_id)
+        return ids
+
     def _position(self, size: object, node: torch.fx.Node) -> tuple[SSAValue, int] | None:
         """(offset of the block in the tensor, real extent) of one dimension that can hold padding, else None."""
         if isinstance(size, int) or (isinstance(size, torch.SymInt) and size.node.expr.is_Integer):

@@ -51,15 +51,18 @@ class SymOp(IRDLOperation):
     sym_name = prop_def(SymbolNameConstraint())
     upper_bound = prop_def(IntegerAttr)
     reduction = opt_prop_def(UnitAttr)
+    masked = opt_prop_def(UnitAttr)  # a reduction masks its tail: block sizes divide the padded extent
     res = result_def(IndexType)
     traits = traits_def(Pure())
     assembly_format = "$sym_name attr-dict `:` type($res)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, label: str, upper_bound: int, reduction: bool = False):
+    def __init__(self, label: str, upper_bound: int, reduction: bool = False, masked: bool = False):
         props: dict = {"sym_name": StringAttr(label), "upper_bound": IntegerAttr(upper_bound, i64)}
         if reduction:
             props["reduction"] = UnitAttr()
+        if masked:
+            props["masked"] = UnitAttr()
         super().__init__(properties=props, result_types=[IndexType()])
         self.res.name_hint = label
 

@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import ModuleOp
 from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.axis_order import AxisScore, dominance_edges, linear_extensions
+from loom.mapping.block_sizes import block_sizes
 from loom.mapping.reduction import ReductionLoop, Split, reduction_loop
 from loom.mapping.reuse import AccessReuse, access_reuse
 from loom.mapping.views import DIM_NAMES, View, enumerate_views
@@ -325,8 +326,7 @@ def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int)
         if a.block is None:
             counts = [-(-a.extent // (a.fixed_block or 1))]
         else:
-            padded = -(-a.extent // alignment) * alignment  # a tail padded to whole tiles
-            counts = [padded // b for b in range(alignment, padded + 1, alignment) if padded % b == 0]
+            counts = [-(-a.extent // b) for b in block_sizes(a.extent, alignment)]
         if not any(n % a.spatial == 0 for n in counts):
             return False
     return True

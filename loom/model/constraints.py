@@ -1,8 +1,9 @@
 """Stage 5c: one constrained optimisation problem per candidate.
 
     minimise T(x, b)  subject to
-      x_k a positive multiple of the architecture's block alignment that divides the extent it
-          tiles padded to whole tiles (1000 -> 1024: blocks of 32 ... 1024 that divide 1024),
+      x_k a multiple of the architecture's block alignment that divides the extent it tiles,
+          padded to whole tiles, or a power of two times the alignment where no reduction masks
+          that dimension's tail (`loom.mapping.block_sizes`),
       L1 footprint (stage 3's storage slots, doubled where a pipe overlaps the transfer that
           fills or drains them; on a split's root core also the gathered partial states and
           the combine's temporaries) <= usable L1,
@@ -19,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from loom.arch import Arch
 from loom.ir.dialect import SymOp
+from loom.mapping.block_sizes import block_sizes
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Hoist, Knob, build_heg, nodes
@@ -44,13 +46,12 @@ class CandidateModel:
 
 
 def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
-    """Block sizes: multiples of the alignment that divide the extent they tile, padded to whole tiles."""
+    """Each block size's domain (`loom.mapping.block_sizes`); loops that tile one dimension share a label,
+    and its blocks divide the padded extent if any of them is masked."""
     align = arch.tiling.block_alignment
-    domains = {}
-    for op in [o for o in module.walk() if isinstance(o, SymOp)]:
-        padded = -(-op.upper_bound.value.data // align) * align
-        domains[op.label] = [v for v in range(align, padded + 1, align) if padded % v == 0]
-    return domains
+    syms = [op for op in module.walk() if isinstance(op, SymOp)]
+    exact = {op.label for op in syms if op.masked is not None}
+    return {op.label: block_sizes(op.upper_bound.value.data, align, exact=op.label in exact) for op in syms}
 
 
 def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:

@@ -1,5 +1,5 @@
 """Fuzzing compiled programs (issue #10): random kernels among the examples, random sizes (multiples
-of 32), random architectures and random *legal* schedules — a random candidate, random block sizes
+of 32 or any extent, a tail), random architectures and random *legal* schedules — a random candidate, random block sizes
 from their domains and random pipeline knobs that satisfy every constraint (L1 included), or now and
 then the solver's own choice. Every program must run in the simulator's functional mode, match the
 torch reference, never deadlock and never exceed L1 (the backend and the simulator raise).
@@ -37,16 +37,17 @@ EXAMPLE_COUNT = int(os.environ.get("LOOM_FUZZ_EXAMPLES", "10"))
 FIXED = "LOOM_FUZZ_EXAMPLES" not in os.environ  # the normal suite: a fixed subset
 
 
-def multiples_of_32(top: int) -> st.SearchStrategy[int]:
-    return st.integers(1, top // 32).map(lambda n: 32 * n)
+def extents(top: int) -> st.SearchStrategy[int]:
+    """Multiples of 32 half the time, any extent (a tail) otherwise."""
+    return st.one_of(st.integers(1, top // 32).map(lambda n: 32 * n), st.integers(1, top))
 
 
 SHAPES = {
-    "matmul": st.fixed_dictionaries({"M": multiples_of_32(512), "N": multiples_of_32(512), "K": multiples_of_32(512)}),
+    "matmul": st.fixed_dictionaries({"M": extents(512), "N": extents(512), "K": extents(512)}),
     "flash_attention": st.fixed_dictionaries({"B": st.integers(1, 2), "H": st.integers(1, 3),
-                                              "L": multiples_of_32(512), "D": st.sampled_from([32, 64, 128])}),
+                                              "L": extents(512), "D": st.sampled_from([32, 64, 80, 128])}),
     "flash_decode": st.fixed_dictionaries({"B": st.integers(1, 3), "H": st.integers(1, 3),
-                                           "L": multiples_of_32(1024), "D": st.sampled_from([32, 64, 128])}),
+                                           "L": extents(1024), "D": st.sampled_from([32, 64, 80, 128])}),
 }
 
 

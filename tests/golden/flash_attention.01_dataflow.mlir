@@ -2,7 +2,7 @@ builtin.module {
   func.func @flash_attention(%q: memref<1x2x128x64xbf16>, %k: memref<1x2x128x64xbf16>, %v: memref<1x2x128x64xbf16>, %out: memref<1x2x128x64xbf16>) attributes {loom.source = "examples/flash_attention.py", loom.outputs = ["out"]} {
     %0 = arith.constant 1 : index
     %tile_m = loom.sym @tile_m {upper_bound = 128 : i64} : index
-    %tile_n = loom.sym @tile_n {upper_bound = 128 : i64, reduction} : index
+    %tile_n = loom.sym @tile_n {upper_bound = 128 : i64, reduction, masked} : index
     %1 = arith.constant 2 : index
     %2 = arith.constant 128 : index
     %3 = arith.ceildivui %2, %tile_m : index

@@ -1,7 +1,7 @@
 builtin.module {
   func.func @flash_decode(%q: memref<2x2x1x64xbf16>, %k: memref<2x2x256x64xbf16>, %v: memref<2x2x256x64xbf16>, %out: memref<2x2x1x64xbf16>) attributes {loom.source = "examples/flash_decode.py", loom.outputs = ["out"]} {
     %0 = arith.constant 1 : index
-    %tile_n = loom.sym @tile_n {upper_bound = 256 : i64, reduction} : index
+    %tile_n = loom.sym @tile_n {upper_bound = 256 : i64, reduction, masked} : index
     %1 = arith.constant 2 : index
     "affine.parallel"(%1, %1) <{reductions = [], lowerBoundsMap = affine_map<() -> (0, 0)>, lowerBoundsGroups = dense<1> : vector<2xi32>, upperBoundsMap = affine_map<()[s0, s1] -> (s0, s1)>, upperBoundsGroups = dense<1> : vector<2xi32>, steps = [1 : i64, 1 : i64]}> ({
     ^bb0(%b_idx: index, %h_idx: index):

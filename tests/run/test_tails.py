@@ -11,6 +11,7 @@ import loom
 from loom.arch import load_arch
 from loom.backend import program as P
 from loom.kernel_file import load_kernel_file
+from loom.mapping.block_sizes import block_sizes
 from loom.model.constraints import block_domains
 from loom.pipeline import compile as compile_kernel
 from loom.run import run
@@ -40,6 +41,8 @@ def test_a_gemm_with_tails_in_every_dimension_matches_torch(arch):
     ("softmax_rows.py", {"M": 40, "N": 100}),  # whole rows `x[tile_m, :]`
     ("layer_norm.py", {"M": 40, "N": 100}),  # a mean and a variance over the padded row
     ("flash_attention.py", {"L": 200}),  # a sequence tail: masked scores, zero V rows
+    ("flash_decode.py", {"L": 100, "D": 80}),  # a head dimension Helion sizes as 128 in its tile shapes
+    ("flash_decode.py", {"L": 128, "D": 96, "G": 4}),
 ])
 def test_reductions_over_a_tail_match_torch(example, sizes):
     outcome = _run(example, **sizes)
@@ -118,3 +121,31 @@ def reference(x):
 '''
     outcome = run_kernel_text(tmp_path, text)
     assert outcome.check.ok, outcome.check
+
+
+def test_block_sizes_need_not_divide_an_extent_no_reduction_masks():
+    assert block_sizes(992, 32, exact=True) == [32, 992]  # 31 tiles
+    assert block_sizes(992, 32) == [32, 64, 128, 256, 512, 992]
+    assert block_sizes(1000, 32, exact=True) == [32, 64, 128, 256, 512, 1024]
+
+
+def test_a_masked_reduction_keeps_dividing_blocks():
+    """softmax over 992 columns: the column block is masked before `amax`, so it must divide 992."""
+    source = load_kernel_file(EXAMPLES / "softmax.py")
+    module = loom.lower(source.kernel, source.example_args({"M": 64, "N": 992})).module
+    domains = block_domains(module, load_arch("wormhole_n150"))
+    assert domains["tile_n"] == [32, 992] and domains["tile_m"] == [32, 64]
+
+
+def test_a_block_past_the_tiles_pads_the_tensor_and_moves_only_data():
+    """992 x 992 x 992 at blocks of 128: the last block of each dimension reaches past the 31 tiles."""
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    shape = {"M": 992, "N": 992, "K": 992}
+    args = source.example_args(shape)
+    blocks = {"tile_m": 128, "tile_n": 128, "tile_k": 128}
+    outcome = run(compile_kernel(source.kernel, args, "wormhole_n150", shape=shape, block_sizes=blocks), args,
+                  reference=source.reference)
+    assert outcome.check.ok, outcome.check
+    x = next(t for t in outcome.program.tensors if t.name == "x")
+    assert x.shape == (1024, 1024) and x.valid == (992, 992)
+    assert outcome.sim.dram_read_bytes_by_tensor["x"] < 1024 * 1024 * 2 * 8  # 8 panels of x, 31 tiles each

@@ -1,0 +1,28 @@
+"""The block sizes a dimension may take: the one rule stage 4's pre-filters and stage 5's domains share.
+
+A block is a multiple of the architecture's block alignment (32). A dimension is padded to whole
+tiles (1000 -> 1024, `loom.frontend.tails`); its block sizes are those dividing the padded extent,
+and, where no reduction masks its tail (`exact` False), also the powers of two times the alignment
+up to that extent: the last block then reaches past the tensor's tiles, the per-core programs pad
+the tensor to whole blocks, and DRAM moves only the tiles that hold data (`Tensor.valid`). A
+dimension a masked reduction runs over keeps dividing blocks, so only a real tail is ever masked.
+"""
+
+from __future__ import annotations
+
+
+def padded_extent(extent: int, alignment: int) -> int:
+    """`extent` rounded up to whole tiles."""
+    return -(-extent // alignment) * alignment
+
+
+def block_sizes(extent: int, alignment: int, exact: bool = False) -> list[int]:
+    """Block sizes for a dimension of `extent` elements, ascending (see the module docstring)."""
+    padded = padded_extent(extent, alignment)
+    sizes = {b for b in range(alignment, padded + 1, alignment) if padded % b == 0}
+    if not exact:
+        power = alignment
+        while power <= padded:
+            sizes.add(power)
+            power *= 2
+    return sorted(sizes)
