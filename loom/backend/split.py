@@ -9,10 +9,12 @@ what that role does:
   `CbWait/CbPop`. A buffer only compute touches is a local L1 buffer; buffers that stage 3 gave
   one storage slot share it.
 - DRAM loads of a pipe stage alternate between the reader and the writer (`loom.mapping.engines`), stores
-  go to the writer, linalg ops to compute (fill, matmul, transpose, elementwise with row
-  broadcast, row reductions, copies). Loads wait for their reads only; a store whose buffer has
-  two slots is not waited for at once, so the writer's next loads overlap it
-  (`deferred_stores.py`).
+  go to the writer, linalg ops to compute (`compute_instructions.py`). Loads wait for their reads
+  only; a store whose buffer has two slots is not waited for at once, so the writer's next loads
+  overlap it (`deferred_stores.py`).
+- Cores sharing a multicast along an axis run in lockstep: each runs the busiest core's blocks of
+  that axis, past its last tile on padding; a tensor is padded to every block that touches it
+  (and to whole tiles), and moves only its real tiles (`Tensor.valid`).
 - A multicast load is read by the group's first core, which waits until every receiver has
   reserved its slot (`SemInc` on the sender), multicasts the block and then sets the receivers'
   `valid` semaphore; receivers wait for it (TT-Metalium's sender/receiver handshake).
@@ -37,17 +39,16 @@ from pathlib import Path
 from xdsl.dialects import affine, arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, MatmulOp, TransposeOp
+from xdsl.ir import Block, Operation, SSAValue
 
-from loom import ops
 from loom.arch import Arch
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
+from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
 from loom.errors import SourceLocation, UnsupportedError
-from loom.ir.dialect import CopyOp, SymOp, TailMaskOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
+from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import load_engine
@@ -114,6 +115,10 @@ class ProgramBuilder:
                 block = hoist.block if isinstance(hoist.block, int) else block_sizes[hoist.block]
                 self.kept.update({b: (hoist.loop, _tiles(hoist.extent, block)) for b in hoist.buffers})
         self.buffers = self._classify(doubled)
+        # axes whose cores share a multicast run in lockstep: each core runs the busiest one's blocks,
+        # past the last tile on padding (`_whole_blocks` pads the tensors to them)
+        shared = {axis for t in candidate.transfers if t.receivers > 1 for axis in t.access.spatial}
+        self.lockstep = {a.axis for a in candidate.axes if a.axis in shared and a.block is not None}
         self.split = candidate.split
         self.split_loop = split_loop_op(self.grid, self.split) if self.split else None
         self.epilogue_buffers = self._epilogue_buffers() if self.split else set()
@@ -284,12 +289,17 @@ class ProgramBuilder:
         """A global tensor's shape padded to whole tiles and to every block that reads or writes it: a
         block size that does not divide a dimension (`loom.mapping.block_sizes`) reaches past its tiles."""
         padded = list(shape[:-2]) + list(self._whole_tiles(shape))
+        lockstep = {a.block: a for a in self.candidate.axes if a.axis in self.lockstep and a.block}
         for sv in [u.operation for u in arg.uses if isinstance(u.operation, memref.SubviewOp)]:
             dynamic = iter(sv.sizes)
             for dim, size in enumerate(sv.static_sizes.get_values()):
                 if size == DYNAMIC_INDEX:
-                    block = self.sizes[next(dynamic).owner.label]
-                    padded[dim] = max(padded[dim], _tiles(shape[dim], block) * block)
+                    label = next(dynamic).owner.label
+                    block = self.sizes[label]
+                    blocks = _tiles(shape[dim], block)
+                    if label in lockstep:  # every core of the axis runs the busiest one's blocks
+                        blocks = self.trips(lockstep[label].axis)[1] * lockstep[label].spatial
+                    padded[dim] = max(padded[dim], blocks * block)
         return tuple(padded)
 
     def _reserve_buffer(self, copy: CopyOp) -> SSAValue:
@@ -305,7 +315,7 @@ class ProgramBuilder:
         for axis in self.axes:
             tiles, trips = self.trips(axis)
             start = index[axis] * trips
-            counts[axis] = max(0, min(trips, tiles - start))
+            counts[axis] = trips if axis in self.lockstep else max(0, min(trips, tiles - start))
             grid_arg = self.grid.body.block.args[self.axes.index(axis)]
             env[grid_arg] = P.Affine(start) + P.Affine.var(f"t_{axis}")
         body = self.block(self.grid.body.block, env, coord)
@@ -485,85 +495,7 @@ class ProgramBuilder:
                              cols=buf.cols)
             return P.Ref(buf.name)
 
-        if isinstance(op, MatmulOp):
-            a, b = op.inputs
-            m = a.type.get_shape()[-2]
-            rows_valid = m if 0 < m < self.tile[0] else None
-            return P.Matmul(ref(a), ref(b), ref(op.outputs[0]), accumulate=True, rows_valid=rows_valid)
-        if isinstance(op, FillOp):
-            value = op.inputs[0].owner.value.value.data
-            return P.Fill(ref(op.outputs[0]), float(value))
-        if isinstance(op, TransposeOp):
-            return P.Transpose(ref(op.inputs[0]), ref(op.outputs[0]))
-        if isinstance(op, LinalgCopyOp):
-            return P.Copy(ref(op.inputs[0]), ref(op.outputs[0]))
-        return self.generic(op, ref, env)
-
-    def generic(self, op: GenericOp, ref, env: dict) -> object:
-        """An elementwise or row-reduction generic as its op-table instruction (format conversions
-        in the body are the unpacker's and packer's, not instructions)."""
-        body = [o for o in op.body.block.ops if o.name != "linalg.yield" and o.name not in ops.CONVERSIONS]
-        out = op.outputs[0]
-        reduction = any(t.data == IteratorType.REDUCTION for t in op.iterator_types)
-        if not body:
-            return P.Copy(ref(op.inputs[0]), ref(out))
-        entry = ops.from_ir(body[0].name, reduction) if len(body) == 1 else None
-        if entry is None:  # stage 1's op check refuses these first (build() locates it all the same)
-            raise UnsupportedError(f"elementwise body {[o.name for o in body]} has no per-core form")
-        if entry.form == "reduce":
-            return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
-        if entry.form == "mask":
-            return self.mask(body[0], ref(op.inputs[0]), ref(out), env)
-        if entry.form == "unary":
-            return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
-        constant = [o for o in map(_unconverted, body[0].operands) if not isinstance(o, BlockArgument)]
-        if constant:
-            value = float(constant[0].owner.value.value.data)
-            if entry.name == "mul":
-                return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=value)
-            reverse = not isinstance(_unconverted(body[0].operands[0]), BlockArgument)  # `c - x`: constant first
-            return P.Scalar(entry.name, ref(op.inputs[0]), ref(out), value, reverse)
-        maps = [m.data for m in op.indexing_maps]
-        a, b = op.inputs
-        if maps[0] != maps[2] and maps[1] == maps[2] and entry.name in _COMMUTATIVE:
-            a, b, maps = b, a, [maps[1], maps[0], maps[2]]  # `bias[None, :] + x`: the broadcast one second
-        if maps[0] != maps[2]:
-            raise UnsupportedError(f"`{entry.name}` broadcasting its first operand is not supported; expected the "
-                                   "full tile first (write `x - m[:, None]`, not `m[:, None] - x`)")
-        return P.Binary(entry.name, ref(a), ref(b), ref(out), _bcast(maps[1], maps[2]))
-
-    def mask(self, body: TailMaskOp, src: P.Ref, dst: P.Ref, env: dict) -> P.Mask:
-        """A tail mask on a block laid out as the buffers are: a 1-D tile is a column (its dimension the
-        rows), a 2-D one rows x columns; leading dimensions of a higher rank must hold no tail."""
-        starts = [self.value(v, env) for v in body.offsets]
-        limits = [n.value.data if n.value.data >= 0 else None for n in body.limits.data]
-        if len(limits) == 1:
-            return P.Mask(src, dst, body.fill.value.data, starts[0], 0, limits[0], None)
-        if any(n is not None for n in limits[:-2]):
-            raise UnsupportedError("a tail in a leading dimension of a tile of rank 3 or more is not supported; "
-                                   "expected tails in the last two dimensions")
-        return P.Mask(src, dst, body.fill.value.data, starts[-2], starts[-1], limits[-2], limits[-1])
-
-
-_COMMUTATIVE = {"add", "mul", "max", "min"}
-
-
-def _bcast(operand: AffineMap, out: AffineMap) -> str:
-    """How a binary op's second operand broadcasts over its (row, column) tile dimensions: "none",
-    "col" (a column vector: one value per row), "row" (one value per column) or "scalar"."""
-    if operand == out:
-        return "none"
-    used = {e.position for e in operand.results if isinstance(e, AffineDimExpr)}
-    row, col = out.num_dims - 2, out.num_dims - 1
-    return {(True, True): "none", (True, False): "col", (False, True): "row", (False, False): "scalar"}[
-        (row in used, col in used)]
-
-
-def _unconverted(value: SSAValue) -> SSAValue:
-    """A body operand before any format conversion: a block argument (a tile) or a constant."""
-    while not isinstance(value, BlockArgument) and value.owner.name in ops.CONVERSIONS:
-        value = value.owner.operands[0]
-    return value
+        return compute_instruction(op, ref, lambda v: self.value(v, env), self.tile[0])
 
 
 def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:

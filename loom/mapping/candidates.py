@@ -97,6 +97,7 @@ class Candidate:
     free_symbols: tuple[str, ...]
     split: Split | None = None
     hoists: bool = True  # whether stage 5 may keep a device loop's panel in L1 across the innermost loop
+    even_splits: bool = False  # cores sharing a multicast must split their axis evenly (no padded blocks)
 
     @property
     def name(self) -> str:
@@ -249,9 +250,11 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
         candidates = _mapped(all_views, orders, axes, reuse, arch, free)
-    if portable:  # TT-Lang: no forwarding chains (its pipes are multicasts), no kept panels
-        candidates = [dataclasses.replace(c, hoists=False) for c in candidates
-                      if not any(t.mode.startswith("forward") for t in c.transfers)]
+    if portable:  # TT-Lang: no forwarding chains (its pipes are multicasts), no kept panels, no padded blocks
+        alignment = arch.tiling.block_alignment
+        candidates = [dataclasses.replace(c, hoists=False, even_splits=True) for c in candidates
+                      if not any(t.mode.startswith("forward") for t in c.transfers)
+                      and _lockstep_possible(c.axes, c.transfers, alignment)]
     loop = None if portable else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
@@ -297,7 +300,7 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                     if key in seen:
                         continue
                     seen.add(key)
-                    if not _lockstep_possible(mapped, transfers, arch.tiling.block_alignment):
+                    if not _lockstep_possible(mapped, transfers, arch.tiling.block_alignment, padded=True):
                         continue
                     candidates.append(Candidate(view, order, mapped, tuple(transfers), free, split))
     return candidates
@@ -316,12 +319,14 @@ def _tied_product(reuse: list[AccessReuse], per_access: list[list[Transfer]]):
         yield tuple(picked[owner[i]] for i in range(len(reuse)))
 
 
-def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int) -> bool:
+def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int, padded: bool = False) -> bool:
     """Whether every axis whose cores share a multicast can split evenly over them at some block
-    size (stage 5's lockstep constraint, `loom.model.constraints`): 64 tiles never split over 26."""
+    size (stage 5's lockstep constraint, `loom.model.constraints`): 64 tiles never split over 26.
+    With `padded`, an axis with a block-size variable may split unevenly (its last cores run
+    padding blocks); one of a fixed block size (a batch axis) must still split evenly."""
     shared = {axis for t in transfers if t.receivers > 1 for axis in t.access.spatial}
     for a in axes:
-        if a.axis not in shared or a.spatial <= 1:
+        if a.axis not in shared or a.spatial <= 1 or (padded and a.block is not None):
             continue
         if a.block is None:
             counts = [-(-a.extent // (a.fixed_block or 1))]

@@ -8,7 +8,10 @@
           fills or drains them; on a split's root core also the gathered partial states and
           the combine's temporaries) <= usable L1,
 Cores past the last tile of an axis idle (the model's ceil divisions account for them), except
-      along an axis whose cores share a multicast: there the tiles must split evenly.
+      along an axis whose cores share a multicast, which run in lockstep: there every core runs
+      as many blocks as the busiest, those past the last tile on padding (nothing moves to or from
+      DRAM for them); a candidate with `even_splits` (TT-Lang's) and an axis of a fixed block size
+      require the tiles to split evenly.
 The matrix engine's minimum of 32 per dimension is implied by the alignment.
 """
 
@@ -45,12 +48,13 @@ class CandidateModel:
         return [k.hoist for k in self.knobs if k.hoist is not None]
 
 
-def block_domains(module: ModuleOp, arch: Arch) -> dict[str, list[int]]:
+def block_domains(module: ModuleOp, arch: Arch, exact_only: bool = False) -> dict[str, list[int]]:
     """Each block size's domain (`loom.mapping.block_sizes`); loops that tile one dimension share a label,
-    and its blocks divide the padded extent if any of them is masked."""
+    and its blocks divide the padded extent if any of them is masked (all of them with `exact_only`:
+    TT-Lang's candidates, whose tensors are not padded past their tiles)."""
     align = arch.tiling.block_alignment
     syms = [op for op in module.walk() if isinstance(op, SymOp)]
-    exact = {op.label for op in syms if op.masked is not None}
+    exact = {op.label for op in syms if op.masked is not None or exact_only}
     return {op.label: block_sizes(op.upper_bound.value.data, align, exact=op.label in exact) for op in syms}
 
 
@@ -86,10 +90,13 @@ def combine_footprint(heg: HEG, tile: tuple[int, int]) -> E.Expr:
     return E.add(*terms, label="combine buffers") if terms else E.Const(0)
 
 
-def _multicast_axes(candidate: Candidate) -> list:
-    """Axes over whose cores some load is multicast: every core of a group must load the same blocks."""
+def _even_split_axes(candidate: Candidate) -> list:
+    """Axes over whose cores some load is multicast and whose tiles must split evenly over them: every
+    axis for a candidate with `even_splits`, else those of a fixed block size (a batch axis; an axis
+    with a block-size variable runs padding blocks on its last cores instead)."""
     shared = {axis for t in candidate.transfers if t.receivers > 1 for axis in t.access.spatial}
-    return [a for a in candidate.axes if a.axis in shared and a.spatial > 1]
+    return [a for a in candidate.axes if a.axis in shared and a.spatial > 1
+            and (candidate.even_splits or a.block is None)]
 
 
 def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
@@ -103,13 +110,13 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
         l1 = E.add(l1, combine_footprint(heg, (arch.tiling.tile_rows, arch.tiling.tile_cols)))
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
                               l1, arch.l1.usable_bytes)]
-    for axis in _multicast_axes(candidate):
+    for axis in _even_split_axes(candidate):
         tiles = E.ceil_div(axis.extent, E.Var(axis.block) if axis.block else axis.fixed_block or 1)
         constraints.append(Constraint(
             f"{axis.axis} splits evenly over its {axis.spatial} cores (cores sharing a multicast run in lockstep)",
             E.mul(E.ceil_div(tiles, axis.spatial), axis.spatial), tiles, "=="))
-    problem = Problem(latency.total, constraints, block_domains(concrete, arch), [k.name for k in knobs],
-                      name=candidate.name)
+    domains = block_domains(concrete, arch, exact_only=candidate.even_splits)
+    problem = Problem(latency.total, constraints, domains, [k.name for k in knobs], name=candidate.name)
     return CandidateModel(candidate, heg, latency, l1, problem, knobs)
 
 

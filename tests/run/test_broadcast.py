@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from xdsl.ir.affine import AffineMap
 
-from loom.backend.split import _bcast
+from loom.backend.compute_instructions import _bcast
 from tests.conftest import run_kernel_text
 
 OUT = AffineMap.identity(3)  # (b, m, n) -> (b, m, n)

@@ -149,3 +149,23 @@ def test_a_block_past_the_tiles_pads_the_tensor_and_moves_only_data():
     x = next(t for t in outcome.program.tensors if t.name == "x")
     assert x.shape == (1024, 1024) and x.valid == (992, 992)
     assert outcome.sim.dram_read_bytes_by_tensor["x"] < 1024 * 1024 * 2 * 8  # 8 panels of x, 31 tiles each
+
+
+def test_cores_sharing_a_multicast_split_an_axis_unevenly_on_padding():
+    """N = 11 tiles over 8 cores that share x's multicast: every core runs two blocks of 32 columns in
+    lockstep, the last five on padding; y and out are padded to 16 tiles and move only their 11."""
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    shape = {"M": 256, "N": 352, "K": 64}
+    args = source.example_args(shape)
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150", shape=shape,
+                                 block_sizes={"tile_m": 32, "tile_n": 32, "tile_k": 64}, top_k=0)
+
+    def uneven(r) -> bool:
+        shared = {a for t in r.model.candidate.transfers if t.receivers > 1 for a in t.access.spatial}
+        n = r.model.candidate.axis("tile_n")
+        return "tile_n" in shared and n.spatial == 8
+    compilation.ranked = [next(r for r in compilation.ranked if uneven(r))]
+    outcome = run(compilation, args, reference=source.reference)
+    assert outcome.check.ok, outcome.check
+    y = next(t for t in outcome.program.tensors if t.name == "y")
+    assert y.shape == (64, 512) and y.valid == (64, 352)

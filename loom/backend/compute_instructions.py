@@ -1,0 +1,106 @@
+"""One linalg op of the concretized IR as its per-core compute instruction (`loom.backend.program`):
+matmul, fill, transpose, copy, and a `linalg.generic` as its op-table entry (`loom.ops`): an
+elementwise op (its second operand broadcast by row, column or scalar, or a constant), a row
+reduction, or a tail mask. Format conversions in a body are the unpacker's and packer's, not
+instructions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr, AffineMap
+
+from loom import ops
+from loom.backend import program as P
+from loom.errors import UnsupportedError
+from loom.ir.dialect import TailMaskOp
+
+
+def compute_instruction(op: Operation, ref: Callable[[SSAValue], P.Ref], index: Callable[[SSAValue], P.Affine],
+                        tile_rows: int) -> object:
+    """The instruction of `op`; `ref` gives an operand's block, `index` an index value as an affine
+    expression of the loop variables (a tail mask's offsets)."""
+    if isinstance(op, MatmulOp):
+        a, b = op.inputs
+        m = a.type.get_shape()[-2]
+        rows_valid = m if 0 < m < tile_rows else None
+        return P.Matmul(ref(a), ref(b), ref(op.outputs[0]), accumulate=True, rows_valid=rows_valid)
+    if isinstance(op, FillOp):
+        value = op.inputs[0].owner.value.value.data
+        return P.Fill(ref(op.outputs[0]), float(value))
+    if isinstance(op, TransposeOp):
+        return P.Transpose(ref(op.inputs[0]), ref(op.outputs[0]))
+    if isinstance(op, LinalgCopyOp):
+        return P.Copy(ref(op.inputs[0]), ref(op.outputs[0]))
+    return _generic(op, ref, index)
+
+
+def _generic(op: GenericOp, ref: Callable[[SSAValue], P.Ref], index: Callable[[SSAValue], P.Affine]) -> object:
+    """An elementwise or row-reduction generic as its op-table instruction (format conversions
+    in the body are the unpacker's and packer's, not instructions)."""
+    body = [o for o in op.body.block.ops if o.name != "linalg.yield" and o.name not in ops.CONVERSIONS]
+    out = op.outputs[0]
+    reduction = any(t.data == IteratorType.REDUCTION for t in op.iterator_types)
+    if not body:
+        return P.Copy(ref(op.inputs[0]), ref(out))
+    entry = ops.from_ir(body[0].name, reduction) if len(body) == 1 else None
+    if entry is None:  # stage 1's op check refuses these first (build() locates it all the same)
+        raise UnsupportedError(f"elementwise body {[o.name for o in body]} has no per-core form")
+    if entry.form == "reduce":
+        return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
+    if entry.form == "mask":
+        return _mask(body[0], ref(op.inputs[0]), ref(out), index)
+    if entry.form == "unary":
+        return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
+    constant = [o for o in map(_unconverted, body[0].operands) if not isinstance(o, BlockArgument)]
+    if constant:
+        value = float(constant[0].owner.value.value.data)
+        if entry.name == "mul":
+            return P.Unary("scale", ref(op.inputs[0]), ref(out), scale=value)
+        reverse = not isinstance(_unconverted(body[0].operands[0]), BlockArgument)  # `c - x`: constant first
+        return P.Scalar(entry.name, ref(op.inputs[0]), ref(out), value, reverse)
+    maps = [m.data for m in op.indexing_maps]
+    a, b = op.inputs
+    if maps[0] != maps[2] and maps[1] == maps[2] and entry.name in _COMMUTATIVE:
+        a, b, maps = b, a, [maps[1], maps[0], maps[2]]  # `bias[None, :] + x`: the broadcast one second
+    if maps[0] != maps[2]:
+        raise UnsupportedError(f"`{entry.name}` broadcasting its first operand is not supported; expected the "
+                               "full tile first (write `x - m[:, None]`, not `m[:, None] - x`)")
+    return P.Binary(entry.name, ref(a), ref(b), ref(out), _bcast(maps[1], maps[2]))
+
+
+def _mask(body: TailMaskOp, src: P.Ref, dst: P.Ref, index: Callable[[SSAValue], P.Affine]) -> P.Mask:
+    """A tail mask on a block laid out as the buffers are: a 1-D tile is a column (its dimension the
+    rows), a 2-D one rows x columns; leading dimensions of a higher rank must hold no tail."""
+    starts = [index(v) for v in body.offsets]
+    limits = [n.value.data if n.value.data >= 0 else None for n in body.limits.data]
+    if len(limits) == 1:
+        return P.Mask(src, dst, body.fill.value.data, starts[0], 0, limits[0], None)
+    if any(n is not None for n in limits[:-2]):
+        raise UnsupportedError("a tail in a leading dimension of a tile of rank 3 or more is not supported; "
+                               "expected tails in the last two dimensions")
+    return P.Mask(src, dst, body.fill.value.data, starts[-2], starts[-1], limits[-2], limits[-1])
+
+
+_COMMUTATIVE = {"add", "mul", "max", "min"}
+
+
+def _bcast(operand: AffineMap, out: AffineMap) -> str:
+    """How a binary op's second operand broadcasts over its (row, column) tile dimensions: "none",
+    "col" (a column vector: one value per row), "row" (one value per column) or "scalar"."""
+    if operand == out:
+        return "none"
+    used = {e.position for e in operand.results if isinstance(e, AffineDimExpr)}
+    row, col = out.num_dims - 2, out.num_dims - 1
+    return {(True, True): "none", (True, False): "col", (False, True): "row", (False, False): "scalar"}[
+        (row in used, col in used)]
+
+
+def _unconverted(value: SSAValue) -> SSAValue:
+    """A body operand before any format conversion: a block argument (a tile) or a constant."""
+    while not isinstance(value, BlockArgument) and value.owner.name in ops.CONVERSIONS:
+        value = value.owner.operands[0]
+    return value
