@@ -260,10 +260,10 @@ class ProgramBuilder:
                     "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)"),
                     first_access, self.module)
             padded = self._whole_blocks(arg, shape)
+            past_tiles = padded != (*shape[:-2], *self._whole_tiles(shape))  # some block reaches past the tiles
             tensors.append(P.Tensor(arg.name_hint, padded, dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input",
-                                    valid=tuple(shape) if padded[-2:] != self._whole_tiles(shape) else None,
-                                    vector=vectors.get(arg.name_hint)))
+                                    valid=tuple(shape) if past_tiles else None, vector=vectors.get(arg.name_hint)))
         cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values() if b.kind == "cb"}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()
                    if b.kind == "local"}
