@@ -76,7 +76,7 @@ class TailLowering:
     def _position(self, size: object, node: torch.fx.Node) -> tuple[SSAValue, int] | None:
         """(offset of the block in the tensor, real extent) of one dimension that can hold padding, else None."""
         if isinstance(size, int) or (isinstance(size, torch.SymInt) and size.node.expr.is_Integer):
-            extent = int(size)  # a whole dimension (`x[tile_m, :]`): it starts at 0
+            extent = self.whole_extent.get(int(size), int(size))  # a whole dimension (`x[tile_m, :]`) at 0
             return (self.const(0), extent) if extent > 1 and extent % self.alignment else None
         expr = size.node.expr if isinstance(size, torch.SymInt) else size
         block = self.sym_of.get(expr)

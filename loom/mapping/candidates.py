@@ -323,7 +323,8 @@ def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int,
     """Whether every axis whose cores share a multicast can split evenly over them at some block
     size (stage 5's lockstep constraint, `loom.model.constraints`): 64 tiles never split over 26.
     With `padded`, an axis with a block-size variable may split unevenly (its last cores run
-    padding blocks); one of a fixed block size (a batch axis) must still split evenly."""
+    padding blocks); one of a fixed block size (a batch axis) must still split evenly. Without it
+    (TT-Lang), block sizes divide their padded extents, as stage 5's domains then do."""
     shared = {axis for t in transfers if t.receivers > 1 for axis in t.access.spatial}
     for a in axes:
         if a.axis not in shared or a.spatial <= 1 or (padded and a.block is not None):
@@ -331,7 +332,7 @@ def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int,
         if a.block is None:
             counts = [-(-a.extent // (a.fixed_block or 1))]
         else:
-            counts = [-(-a.extent // b) for b in block_sizes(a.extent, alignment)]
+            counts = [-(-a.extent // b) for b in block_sizes(a.extent, alignment, exact=not padded)]
         if not any(n % a.spatial == 0 for n in counts):
             return False
     return True
