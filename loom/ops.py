@@ -5,7 +5,7 @@ Each entry says, for one op, everything a stage needs:
 - `ir`: the scalar op of its `linalg.generic` body (stage 1 builds it; the backend reads it back),
 - `form`: its per-core instruction (`loom.backend.program.Unary`, `Binary` or `Reduce`, with
   `op=name`; a unary or reduction result is multiplied by the instruction's `scale`, so `scale`
-  is the identity times a constant; the tail mask's is `Mask`),
+  is the identity times a constant; the position mask's is `Mask`),
 - `numpy`: what it computes, on float32 matrices (the simulator's functional mode),
 - `unit`: which Tensix unit runs its math: `fpu` (the matrix unit's elementwise datapath) or
   `sfpu` (the vector unit),
@@ -29,7 +29,7 @@ from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 
 from loom.errors import UnsupportedError
-from loom.ir.dialect import GeluOp, GeluTanhOp, SigmoidOp, TailMaskOp
+from loom.ir.dialect import GeluOp, GeluTanhOp, PositionMaskOp, SigmoidOp
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -121,12 +121,14 @@ _TABLE = (
     Op("recip", "unary", "sfpu", ("recip",), _recip, ("aten.reciprocal.default",), None, "ttl.math.recip({a})"),
     Op("copy", "unary", "fpu", ("copy",), lambda x: x, (), None, "{a}"),
     Op("scale", "unary", "fpu", ("mul",), lambda x: x, (), None, "{a}"),  # x times a constant: `* c`
-    # the tail mask (Helion's `_mask_to` where a dimension has a tail): `fill` past the real extent. Its
-    # numpy form takes the block, a boolean array of the elements kept, and the fill value. Priced as one
-    # FPU eltwise op with a mask tile, as TTNN masks a padded last tile (softmax's `mask_padded_data`,
-    # ttnn/operations/normalization/softmax/device/softmax_program_factory_attention_optimized.cpp)
-    Op("mask", "mask", "fpu", ("mul",), lambda x, keep, fill: np.where(keep, x, np.float32(fill)), ("_mask_to",),
-       TailMaskOp, no_ttlang="TT-Lang 1.1.6 has no tile-position mask"),
+    # the position mask (a tail's padding, Helion's `_mask_to`; a `torch.where` on `tile.index` compares):
+    # `fill` where the element's position fails the mask. Its numpy form takes the block, a boolean array
+    # of the elements kept, and the fill value. Priced as one FPU eltwise op with a mask tile, as TTNN
+    # masks a padded last tile (softmax's `mask_padded_data`,
+    # ttnn/operations/normalization/softmax/device/softmax_program_factory_attention_optimized.cpp) and
+    # adds a causal mask tile in SDPA (its writer kernel generates the tile, the compute adds it)
+    Op("mask", "mask", "fpu", ("mul",), lambda x, keep, fill: np.where(keep, x, np.float32(fill)),
+       ("_mask_to", "aten.where.self"), PositionMaskOp, no_ttlang="TT-Lang 1.1.6 has no tile-position mask"),
     # row reductions (dst is one tile wide; `scale` multiplies a sum)
     Op("max", "reduce", "fpu", ("reduce_row",), lambda x: x.max(axis=1), ("aten.amax.default",),
        arith.MaximumfOp, "ttl.math.reduce_max({a}, dims=[-1], shape={shape})", identity=-np.inf),

@@ -43,6 +43,7 @@ from loom.backend.program import (
     SemWait,
     Tensor,
     Transpose,
+    Trips,
     Unary,
     Write,
     core_range,
@@ -55,6 +56,6 @@ __all__ = [
     "CB", "CORE_VARS", "ROLES", "Affine", "Barrier", "Binary", "Buffer", "CbPop", "CbPush", "CbReserve",
     "CbWait", "Coord", "Copy", "CoreGroup", "DramRead", "DramWrite", "Fill", "Idx", "Instr",
     "L1OverflowError", "Loop", "Mask", "Matmul", "Multicast", "Program", "ProgramError", "Reduce", "Ref",
-    "RemoteRead", "SemInc", "SemSet", "SemWait", "Semaphore", "Tensor", "Transpose", "Unary", "Write",
+    "RemoteRead", "SemInc", "SemSet", "SemWait", "Semaphore", "Tensor", "Transpose", "Trips", "Unary", "Write",
     "core_range", "cx", "cy", "walk",
 ]

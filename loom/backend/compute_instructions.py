@@ -16,7 +16,7 @@ from xdsl.ir.affine import AffineDimExpr, AffineMap
 from loom import ops
 from loom.backend import program as P
 from loom.errors import UnsupportedError
-from loom.ir.dialect import TailMaskOp
+from loom.ir.dialect import PositionMaskOp
 
 
 def compute_instruction(op: Operation, ref: Callable[[SSAValue], P.Ref], index: Callable[[SSAValue], P.Affine],
@@ -72,17 +72,18 @@ def _generic(op: GenericOp, ref: Callable[[SSAValue], P.Ref], index: Callable[[S
     return P.Binary(entry.name, ref(a), ref(b), ref(out), _bcast(maps[1], maps[2]))
 
 
-def _mask(body: TailMaskOp, src: P.Ref, dst: P.Ref, index: Callable[[SSAValue], P.Affine]) -> P.Mask:
-    """A tail mask on a block laid out as the buffers are: a 1-D tile is a column (its dimension the
-    rows), a 2-D one rows x columns; leading dimensions of a higher rank must hold no tail."""
+def _mask(body: PositionMaskOp, src: P.Ref, dst: P.Ref, index: Callable[[SSAValue], P.Affine]) -> P.Mask:
+    """A position mask on a block laid out as the buffers are: a 1-D tile is a column (its dimension
+    the rows), a 2-D one rows x columns; leading dimensions of a higher rank must not take part."""
     starts = [index(v) for v in body.offsets]
-    limits = [n.value.data if n.value.data >= 0 else None for n in body.limits.data]
-    if len(limits) == 1:
-        return P.Mask(src, dst, body.fill.value.data, starts[0], 0, limits[0], None)
-    if any(n is not None for n in limits[:-2]):
-        raise UnsupportedError("a tail in a leading dimension of a tile of rank 3 or more is not supported; "
-                               "expected tails in the last two dimensions")
-    return P.Mask(src, dst, body.fill.value.data, starts[-2], starts[-1], limits[-2], limits[-1])
+    rows = body.half_planes()
+    fill = body.fill.value.data
+    if len(starts) == 1:
+        return P.Mask(src, dst, fill, starts[0], 0, tuple((a, 0, k) for a, k in rows))
+    if any(any(row[:-3]) for row in rows):
+        raise UnsupportedError("a mask on a leading dimension of a tile of rank 3 or more is not supported; "
+                               "expected tails and positions in the last two dimensions")
+    return P.Mask(src, dst, fill, starts[-2], starts[-1], tuple(tuple(row[-3:]) for row in rows))
 
 
 _COMMUTATIVE = {"add", "mul", "max", "min"}

@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any
 
 from loom.backend.program import Affine, Barrier, CbPop, CbWait, Instr, Loop, walk
+from loom.errors import UnsupportedError
 
 
 def defer_store_pops(writer: list[Instr], cbs: set[str]) -> list[Instr]:
@@ -36,6 +37,9 @@ def _deferred(body, cb: str, first: bool) -> tuple[list[Instr], CbWait | None]:
     out: list[Instr] = []
     last: CbWait | None = None
     for ins in body:
+        if isinstance(ins, Loop) and not isinstance(ins.count, int) and _waits(ins.body, cb):
+            raise UnsupportedError("a store inside a loop to an enclosing tile's end is not supported yet; "
+                                   "expected stores after that loop")
         if isinstance(ins, Loop) and ins.count > 0 and _waits(ins.body, cb):
             if first:  # peel: iteration 0 waits first, the others free the block before them
                 head, last = _deferred(_subst(ins.body, ins.var, 0), cb, True)

@@ -128,11 +128,30 @@ class Ref:
 
 
 @dataclass(frozen=True)
+class Trips:
+    """A trip count that grows with enclosing loops: min(ceil(`end` / `block`), `most`), at least 0 (a loop
+    to an enclosing tile's end, `hl.tile(0, tile_m.end)`: `end` = (m + 1) × that tile's block)."""
+
+    end: Idx
+    block: int
+    most: int
+
+    def __post_init__(self) -> None:
+        _set(self, "end", _aff(self.end))
+
+    def eval(self, env: dict[str, int]) -> int:
+        return max(0, min(-(-self.end.eval(env) // self.block), self.most))
+
+    def __str__(self) -> str:
+        return f"min(ceil(({self.end}) / {self.block}), {self.most})"
+
+
+@dataclass(frozen=True)
 class Loop:
-    """`for var in range(count): body`."""
+    """`for var in range(count): body`; `count` a number or `Trips` (per the enclosing loops' variables)."""
 
     var: str
-    count: int
+    count: int | Trips
     body: tuple[Instr, ...]
 
     def __post_init__(self) -> None:
@@ -404,22 +423,23 @@ class Reduce:
 
 @dataclass(frozen=True)
 class Mask:
-    """`dst = src`, except `fill` at the elements whose position in the kernel's tensor is at or past
-    its real extent: element (r, c) of the block is at (`row_start` + r, `col_start` + c), in
-    elements, and is kept while below (`rows_limit`, `cols_limit`) (None: no limit). A tail's
-    padding takes the identity of the reduction that follows (`loom.frontend.tails`)."""
+    """`dst = src`, except `fill` at the elements whose position in the kernel's tensor fails `keep`:
+    element (r, c) of the block is at (y, x) = (`row_start` + r, `col_start` + c), in elements, and is
+    kept where every (a, b, k) of `keep` has a·y + b·x + k >= 0. A tail of L rows is (-1, 0, L - 1);
+    a causal mask (query rows, key columns) is (1, -1, 0). A tail's padding takes the identity of the
+    reduction that follows (`loom.frontend.tails`), a causal mask's -inf (`loom.frontend.positions`)."""
 
     src: Ref
     dst: Ref
     fill: float
     row_start: Idx = 0
     col_start: Idx = 0
-    rows_limit: int | None = None
-    cols_limit: int | None = None
+    keep: tuple[tuple[int, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         _set(self, "row_start", _aff(self.row_start))
         _set(self, "col_start", _aff(self.col_start))
+        _set(self, "keep", tuple(tuple(int(n) for n in half_plane) for half_plane in self.keep))
 
 
 @dataclass(frozen=True)

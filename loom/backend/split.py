@@ -340,7 +340,8 @@ class ProgramBuilder:
                 iv = op.body.block.args[0]
                 name = iv.name_hint or "i"
                 env[iv] = P.Affine.var(name)
-                count = self.value(op.ub, env).const - self.value(op.lb, env).const
+                count = self.trips_until(op, env) if "loom.until" in op.attributes \
+                    else self.value(op.ub, env).const - self.value(op.lb, env).const
                 if op is self.split_loop:  # this core's chunk of the split loop
                     chunk = -(-count // self.split.width)
                     start = self.index[self.split.loop.name] * chunk
@@ -360,6 +361,14 @@ class ProgramBuilder:
             else:
                 self.op(op, roles, env, coord)
         return roles
+
+    def trips_until(self, loop: scf.ForOp, env: dict) -> P.Trips:
+        """The trips of a loop to an enclosing tile's end: ceil(min(end, extent) / block), `end` affine in
+        the enclosing loops (`KernelLowering.bounded_trip_count`)."""
+        ceil = loop.ub.owner
+        end, extent = ceil.lhs.owner.lhs, ceil.lhs.owner.rhs
+        block = self.value(ceil.rhs, env).const
+        return P.Trips(self.value(end, env), block, -(-self.value(extent, env).const // block))
 
     def value(self, v: SSAValue, env: dict) -> P.Affine:
         """An index value as an affine expression of loop variables (block sizes are constants now)."""

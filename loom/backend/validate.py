@@ -154,8 +154,13 @@ class _Ctx:
             if isinstance(ins, Loop):
                 if ins.var in scope:
                     self.fail(ins, f"expected a fresh loop variable, found '{ins.var}' already in scope")
-                if ins.count < 0:
+                if isinstance(ins.count, int) and ins.count < 0:
                     self.fail(ins, f"expected a non-negative trip count, found {ins.count}")
+                if not isinstance(ins.count, int):
+                    if ins.count.block <= 0 or ins.count.most < 0:
+                        self.fail(ins, f"expected a positive block and a non-negative most, found {ins.count}")
+                    if not ins.count.end.variables <= scope | set(CORE_VARS):
+                        self.fail(ins, f"expected trips that depend on enclosing loops, found {ins.count}")
                 self.body(ins.body, scope | {ins.var}, role)
                 continue
             if not isinstance(ins, allowed):

@@ -151,6 +151,10 @@ class AccessLowering:
                 self.k.location(user),
             )
         lhs, rhs = (node.args + (None, None))[:2]
+        if name == "floordiv" and isinstance(lhs, torch.fx.Node) and target_name(lhs) == "tile_begin":
+            block = self.block_of_symint(lhs.args[0], user)
+            if self.groups.get(block.block_id) == rhs:
+                return self.group_iv[block.block_id]  # `h.begin // group`: the grid's group axis
         constant_operand = isinstance(lhs, int) or isinstance(rhs, int)
         if name not in _INDEX_ARITH or (name in ("mul", "floordiv") and not constant_operand) \
                 or (name == "floordiv" and not isinstance(rhs, int)):

@@ -33,6 +33,7 @@ class BlockInfo:
     extent: int  # the size of the dimension it tiles
     fixed: int | None  # a block size written in the source (`block_size=[1, …]`), else None
     symbol: object  # the sympy symbol Helion uses for the block size in FX shapes
+    bounded_by: int | None = None  # a loop to an outer tile's end (`hl.tile(0, tile_m.end)`): that block's id
 
 
 @dataclass
@@ -167,10 +168,19 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     returns = check_nothing_after_the_loop(source_lines, def_line, source_file)
 
     blocks = {}
+    block_vars = {info.symbol() for info in bound.env.block_sizes}
+    bounded = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
         label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
+        if isinstance(info.size, torch.SymInt) and info.size.node.expr in block_vars:
+            continue  # a tile re-derived from a block's size inside a loop (`tile_m.index` there): that block
+        if bounded.get(info.block_id) in blocks:  # it runs up to the outer tile's end: at most its extent
+            outer = blocks[bounded[info.block_id]]
+            blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
+                                              bounded_by=outer.block_id)
+            continue
         if not isinstance(info.size, int):
             raise UnsupportedError(
                 f"`{label}` tiles a dimension of symbolic size {info.size}; expected a static size "
@@ -227,6 +237,27 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
 
 _MISSING = object()
+
+
+def _bounded_loops(device_ir, block_sizes) -> dict[int, int]:
+    """Loop block id -> outer block id, for each device loop `hl.tile(0, tile_m.end)`: it starts at 0
+    and ends where an enclosing tile ends (causal attention's keys up to the query block's last row)."""
+    by_var: dict = {}
+    for info in block_sizes:
+        by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
+    out = {}
+    for graph_info in device_ir.graphs:
+        for node in graph_info.graph.nodes:
+            if _target_name(node) != "_for_loop":
+                continue
+            graph_id, begins, ends, _ = node.args
+            if begins != [0] or len(ends) != 1 or _target_name(ends[0]) != "tile_end":
+                continue
+            size = ends[0].args[0].meta.get("val") if isinstance(ends[0].args[0], torch.fx.Node) else None
+            outer = by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
+            if outer is not None:
+                out[device_ir.graphs[graph_id].block_ids[0]] = outer
+    return out
 
 
 def _with_static_shapes(kernel):

@@ -55,14 +55,14 @@ from loom.frontend.compute import (
     reduction_op,
 )
 from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts
+from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel
+from loom.frontend.positions import PositionLowering
 from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, target_name
 from loom.ir.dialect import SymOp
 
 _UNSUPPORTED_HINTS = {
-    "tile_index": " (`tile.index`, the element positions of a tile, for masks and gathers: needs integer tiles, "
-                  "comparisons and `torch.where`, not built yet)",
     "aten.view.default": " (a view or reshape of a tile inside the loop; expected tiles indexed in their final "
                          "shape, or the reshape done on the host before the loop: `x_2d = x.reshape(-1, n)`)",
     "aten.reshape.default": " (a reshape of a tile inside the loop; expected the reshape done on the host before "
@@ -77,7 +77,7 @@ _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": op
 _NOT_TAKEN = object()  # the value a folded `if` gives the branch it did not take
 
 
-class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
+class KernelLowering(AccessLowering, ComputeLowering, PositionLowering, TailLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
@@ -91,6 +91,8 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
         self.globals: dict[str, SSAValue] = {}
         self.const_cache: dict[tuple, SSAValue] = {}
         self.whole_extent = _whole_extents(kernel)
+        self.groups = head_groups(kernel)  # grid block id -> K/V group size (`h.begin // group`)
+        self.group_iv: dict[int, SSAValue] = {}
 
     # ------------------------------------------------------------------ entry
     def lower(self) -> ModuleOp:
@@ -181,6 +183,18 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
         op = arith.CeilDivUIOp(self.const(extent), self.size_value[block.block_id])
         return self.b.insert(op).result
 
+    def bounded_trip_count(self, block: BlockInfo, node: torch.fx.Node) -> SSAValue:
+        """Trips of `hl.tile(0, outer.end)`: ceil(min((i + 1) * outer block, outer extent) / block), i the
+        outer tile's index; the solver keeps the block a divisor of the outer one (`loom.until`)."""
+        outer = self.k.blocks[block.bounded_by]
+        if outer.block_id not in self.iv_value or block.fixed is not None or outer.fixed is not None:
+            raise UnsupportedError(f"a loop to `{outer.label}.end` needs `{outer.label}` to be an enclosing tile "
+                                   "and both block sizes left to the solver", self.k.location(node))
+        following = self.b.insert(arith.AddiOp(self.iv_value[outer.block_id], self.const(1))).result
+        end = self.b.insert(arith.MuliOp(following, self.size_value[outer.block_id])).result
+        end = self.b.insert(arith.MinUIOp(end, self.const(outer.extent))).result
+        return self.b.insert(arith.CeilDivUIOp(end, self.size_value[block.block_id])).result
+
     def dim_of(self, size: object) -> object:
         """A tensor dimension from FX metadata: a static int or the BlockInfo of a block-size symbol."""
         if isinstance(size, int):
@@ -229,19 +243,34 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
 
     # ------------------------------------------------------------------- grid
     def _build_grid(self) -> None:
-        grid = [self.k.blocks[i] for i in self.k.grid_block_ids]
-        counts = [self.trip_count(b, b.extent) for b in grid]
-        body = Block(arg_types=[INDEX] * len(grid))
-        for block, iv in zip(grid, body.args):
-            iv.name_hint = f"{block.label}_idx"
-            self.iv_value[block.block_id] = iv
-        n = len(grid)
+        axes = []  # (label, trip count, block, group): a grouped head tile is two axes (`loom.frontend.head_groups`)
+        for block in (self.k.blocks[i] for i in self.k.grid_block_ids):
+            group = self.groups.get(block.block_id)
+            if group is None:
+                axes.append((block.label, self.trip_count(block, block.extent), block, None))
+            else:
+                axes += [(f"{block.label}_group", self.const(block.extent // group), block, group),
+                         (f"{block.label}_in_group", self.const(group), block, None)]
+        body = Block(arg_types=[INDEX] * len(axes))
+        inner = Builder(InsertPoint.at_end(body))
+        for (label, _, block, group), iv in zip(axes, body.args):
+            iv.name_hint = f"{label}_idx"
+            if group is not None:
+                self.group_iv[block.block_id] = iv
+            elif block.block_id in self.group_iv:  # h = h_group * group + h_in_group
+                scaled = inner.insert(arith.MuliOp(self.group_iv[block.block_id],
+                                                   self.const(self.groups[block.block_id]))).result
+                self.iv_value[block.block_id] = inner.insert(arith.AddiOp(scaled, iv)).result
+            else:
+                self.iv_value[block.block_id] = iv
+        counts = [count for _, count, _, _ in axes]
+        n = len(axes)
         groups = DenseIntElementsAttr.from_list(VectorType(i32, [n]), [1] * n)
         parallel = affine.ParallelOp.create(
             operands=counts,
             properties={
                 "reductions": ArrayAttr([]),
-                "lowerBoundsMap": AffineMapAttr(AffineMap(0, 0, tuple(AffineExpr.constant(0) for _ in grid))),
+                "lowerBoundsMap": AffineMapAttr(AffineMap(0, 0, tuple(AffineExpr.constant(0) for _ in axes))),
                 "lowerBoundsGroups": groups,
                 "upperBoundsMap": AffineMapAttr(AffineMap(0, n, tuple(AffineExpr.symbol(i) for i in range(n)))),
                 "upperBoundsGroups": groups,
@@ -249,7 +278,7 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
             },
             regions=[Region(body)],
         )
-        parallel.attributes["loom.grid"] = ArrayAttr([StringAttr(b.label) for b in grid])
+        parallel.attributes["loom.grid"] = ArrayAttr([StringAttr(label) for label, _, _, _ in axes])
         self.b.insert(parallel)
         outer = self.b
         self.b = Builder(InsertPoint.at_end(body))
@@ -279,6 +308,10 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
 
     def lower_node(self, node: torch.fx.Node, env: dict, fused: _Fusion) -> object:
         name = target_name(node)
+        if self.is_positional(node, env):
+            return self.lower_position(node, env)
+        if name == "aten.scalar_tensor.default":
+            return node.args[0]  # a number as a 0-d tensor (`torch.where(cond, x, float("-inf"))`)
         if name == "_mask_to":
             return self.tail_mask(node, env)
         if name in IDENTITY:
@@ -420,9 +453,10 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
         if len(loop.block_ids) != 1:
             raise UnsupportedError("device loops over several dimensions at once are not supported yet",
                                    self.k.location(node))
-        if begins != [0] or not all(isinstance(e, int) for e in ends):
-            raise UnsupportedError("device loops must start at 0 and have static extents", self.k.location(node))
         block = self.k.blocks[loop.block_ids[0]]
+        if begins != [0] or not (all(isinstance(e, int) for e in ends) or block.bounded_by is not None):
+            raise UnsupportedError("device loops must start at 0 and end at a static extent or at an enclosing "
+                                   "tile's end (`hl.tile(0, tile_m.end)`)", self.k.location(node))
         # Loop-carried tiles: the phi nodes after the loop pair each output with its initial value.
         phis = {}
         for user in node.users:
@@ -436,7 +470,7 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
                 raise UnsupportedError("a loop result without an initial value is not supported",
                                        self.k.location(node))
             inits.append(self.materialize(env[phis[i]], node))
-        count = self.trip_count(block, ends[0])
+        count = self.trip_count(block, ends[0]) if block.bounded_by is None else self.bounded_trip_count(block, node)
         body = Block(arg_types=[INDEX] + [t.value.type for t in inits])
         body.args[0].name_hint = f"{block.label}_idx"
         for arg, init in zip(body.args[1:], inits):
@@ -463,6 +497,8 @@ class KernelLowering(AccessLowering, ComputeLowering, TailLowering):
         self.b.insert(scf.YieldOp(*[r.value for r in results]))
         self.b, self.const_cache = outer_builder, outer_consts
         for_op = self.located(scf.ForOp(self.const(0), count, self.const(1), [t.value for t in inits], body), node)
+        if block.bounded_by is not None:
+            for_op.attributes["loom.until"] = StringAttr(self.k.blocks[block.bounded_by].label)
         del self.iv_value[block.block_id]
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint

@@ -38,7 +38,11 @@ def annotate_reductions(module: ModuleOp) -> None:
     """Mark every value-carrying device loop of the tile body with its combine scheme (or refusal)."""
     for grid in [op for op in module.walk() if isinstance(op, affine.ParallelOp)]:
         for op in grid.body.block.ops:
-            if isinstance(op, scf.ForOp) and op.iter_args:
+            if isinstance(op, scf.ForOp) and op.iter_args and "loom.until" in op.attributes:
+                until = op.attributes["loom.until"].data
+                op.attributes["loom.combine_refused"] = StringAttr(
+                    f"its trips end at `{until}.end`: they differ from one `{until}` block to the next")
+            elif isinstance(op, scf.ForOp) and op.iter_args:
                 try:
                     scheme, roles = classify_loop(op)
                 except Refused as why:

@@ -6,10 +6,10 @@ padding as zeros and moves only whole tiles of data. Helion marks where padding 
 result: before a reduction over a tiled dimension it masks the reduced value to the reduction's
 identity (`_mask_to(block, -inf)` before `amax`, `_mask_to(exp(...), 0)` before `sum`). Where a
 dimension the value's users reduce over (a reduction's axes, a matrix product's contraction) can
-hold padding, that mask becomes a `linalg.generic` whose body is `loom.tail_mask` (the element's
-global position: the block's offset plus its index, compared with the real extent); elsewhere it
-is the identity, as before: padding in the other dimensions stays in rows and columns no store
-writes back.
+hold padding, that mask becomes a `linalg.generic` whose body is `loom.position_mask` (the
+element's global position, the block's offset plus its index, below the real extent: one half-plane
+per masked dimension); elsewhere it is the identity, as before: padding in the other dimensions
+stays in rows and columns no store writes back.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from xdsl.ir.affine import AffineMap
 from loom.errors import UnsupportedError
 from loom.frontend.compute import MATMULS, reduction_input, reduction_op
 from loom.frontend.tiles import IDENTITY, Tile, target_name
-from loom.ir.dialect import TailMaskOp
+from loom.ir.dialect import PositionMaskOp
 
 
 class TailLowering:
@@ -46,18 +46,33 @@ class TailLowering:
         if all(b is None for b in bounds):
             return src  # every dimension is whole tiles: nothing to mask
         offsets = [b[0] if b else self.const(0) for b in bounds]
-        limits = [b[1] if b else -1 for b in bounds]
+        # a tail of real extent L in dimension d keeps -p_d + L - 1 >= 0
+        keep = [[-1 if d == i else 0 for d in range(len(bounds))] + [b[1] - 1]
+                for i, b in enumerate(bounds) if b is not None]
+        return self.position_mask(src, offsets, keep, fill, node)
+
+    def position_mask(self, src: Tile, offsets: list[SSAValue], keep: list[list[int]], fill: float,
+                      node: torch.fx.Node) -> Tile:
+        """`src` with `fill` where an element's position (`offsets` plus its index) fails a row of `keep`."""
         dtype = src.value.type.element_type
         ssa_dims = [d for i, d in enumerate(src.dims) if i not in src.expanded]
         rank = len(ssa_dims)
         init = self.empty(ssa_dims, dtype)
         body = Block(arg_types=[dtype, dtype])
         bb = Builder(InsertPoint.at_end(body))
-        bb.insert(YieldOp(bb.insert(TailMaskOp(body.args[0], offsets, limits, fill)).result))
+        bb.insert(YieldOp(bb.insert(PositionMaskOp(body.args[0], offsets, keep, fill)).result))
         op = GenericOp([src.value], [init], Region(body), [AffineMapAttr(AffineMap.identity(rank))] * 2,
                        [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [init.type])
         masked = self.located(op, node).res[0]
         return Tile(masked, src.dims, src.expanded, src.row)
+
+    def block_offset(self, block) -> SSAValue:
+        """The position of a block's first element in its dimension (`tile_idx * tile`); 0 for a block no
+        loop tiles (the whole dimension)."""
+        if block.block_id not in self.iv_value:
+            return self.const(0)
+        size_value = self.const(block.fixed) if block.fixed is not None else self.size_value[block.block_id]
+        return self.b.insert(arith.MuliOp(self.iv_value[block.block_id], size_value)).result
 
     def masked_block_ids(self) -> set[int]:
         """The blocks a masked reduction runs over (a `_mask_to` whose users reduce along them), tail or
@@ -85,11 +100,7 @@ class TailLowering:
                                    self.k.location(node))
         if block.extent % (block.fixed or self.alignment) == 0:
             return None  # blocks fill the dimension exactly
-        if block.block_id not in self.iv_value:  # a block no loop tiles: the whole dimension
-            return self.const(0), block.extent
-        size_value = self.const(block.fixed) if block.fixed is not None else self.size_value[block.block_id]
-        offset = self.b.insert(arith.MuliOp(self.iv_value[block.block_id], size_value)).result
-        return offset, block.extent
+        return self.block_offset(block), block.extent
 
 
 _ACCUMULATING = {"aten.addmm.default": 1, "aten.baddbmm.default": 1, "dot": 0}

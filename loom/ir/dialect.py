@@ -351,38 +351,47 @@ class GeluTanhOp(_Activation):
 
 
 @irdl_op_definition
-class TailMaskOp(IRDLOperation):
-    """The body op of a tail mask's `linalg.generic` (Helion's `_mask_to` where a dimension has a tail):
-    `%y = loom.tail_mask %x [%off0, %off1] {limits = [1000, -1], fill = -inf}`.
+class PositionMaskOp(IRDLOperation):
+    """The body op of a position mask's `linalg.generic`: a tail's padding (Helion's `_mask_to` where a
+    dimension has a tail) or a mask the kernel builds from `tile.index` (causal attention's
+    `torch.where(q_idx >= k_idx, s, -inf)`):
+    `%y = loom.position_mask %x [%off0, %off1] {keep = [[1, -1, 0]], fill = -inf}`.
 
-    An element keeps `x` unless its position in the kernel's tensor, the offset of its dimension plus
-    its index in the generic's iteration space, is at or past that dimension's limit (the real extent;
-    -1: no limit); there it is `fill`, the identity of the reduction that follows (0 for a sum, -inf
-    for a max). The offsets are index values of the enclosing block (`tile_idx * tile`), one per
-    iteration dimension, captured from above."""
+    An element at position p (p_d = the offset of dimension d plus the element's index in the
+    generic's iteration space, its position in the kernel's tensor) keeps `x` where every row
+    `[a_0, …, a_{n-1}, c]` of `keep` holds: a_0 p_0 + … + a_{n-1} p_{n-1} + c >= 0; elsewhere it is
+    `fill`. A tail of real extent L in dimension d is the row -p_d + L - 1 >= 0; its fill is the
+    identity of the reduction that follows (0 for a sum, -inf for a max). The offsets are index values
+    of the enclosing block (`tile_idx * tile`), one per iteration dimension, captured from above."""
 
-    name = "loom.tail_mask"
+    name = "loom.position_mask"
     input = operand_def(AnyFloat)
     offsets = var_operand_def(IndexType)
-    limits = prop_def(ArrayAttr[IntegerAttr])
+    keep = prop_def(ArrayAttr[ArrayAttr[IntegerAttr]])
     fill = prop_def(FloatAttr)
     result = result_def(AnyFloat)
     traits = traits_def(Pure())
     assembly_format = "$input `[` $offsets `]` attr-dict `:` type($input) `->` type($result)"
     irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, value, offsets, limits: list[int], fill: float):
-        props = {"limits": ArrayAttr([IntegerAttr(n, i64) for n in limits]), "fill": FloatAttr(fill, value.type)}
+    def __init__(self, value, offsets, keep: list[list[int]], fill: float):
+        rows = ArrayAttr([ArrayAttr([IntegerAttr(n, i64) for n in row]) for row in keep])
+        props = {"keep": rows, "fill": FloatAttr(fill, value.type)}
         super().__init__(operands=[value, list(offsets)], properties=props, result_types=[value.type])
 
+    def half_planes(self) -> list[list[int]]:
+        """The rows of `keep`, as integers."""
+        return [[n.value.data for n in row.data] for row in self.keep.data]
+
     def verify_(self) -> None:
-        if len(self.offsets) != len(self.limits.data):
-            raise VerifyException(f"loom.tail_mask: expected one offset per limit, found {len(self.offsets)} "
-                                  f"offsets and {len(self.limits.data)} limits")
+        for row in self.keep.data:
+            if len(row.data) != len(self.offsets) + 1:
+                raise VerifyException(f"loom.position_mask: expected rows of one coefficient per offset plus a "
+                                      f"constant ({len(self.offsets) + 1}), found {len(row.data)}")
 
 
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
-            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, TailMaskOp]
+            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, PositionMaskOp]
 _OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 

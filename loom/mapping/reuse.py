@@ -81,6 +81,9 @@ def access_reuse(grid: affine.ParallelOp) -> list[AccessReuse]:
         for extent in global_type.get_shape():
             count *= extent
         loops = [_index_name(loop.body.block.args[0]) for loop in _enclosing_loops(op)]
+        # in a loop to an enclosing tile's end, cores along that tile's axis run different trips: no sharing
+        names |= {loop.attributes["loom.until"].data for loop in _enclosing_loops(op)
+                  if "loom.until" in loop.attributes}
         facts.append(AccessReuse(
             tensor=subview.source.name_hint or "?",
             direction="load" if load else "store",

@@ -26,7 +26,7 @@ from loom.ir.dialect import SymOp
 from loom.mapping.block_sizes import block_sizes
 from loom.mapping.candidates import Candidate
 from loom.model import expr as E
-from loom.model.heg import HEG, Combine, Hoist, Knob, build_heg, nodes
+from loom.model.heg import HEG, Combine, For, Hoist, Knob, build_heg, nodes
 from loom.model.heg import knobs as heg_knobs
 from loom.model.latency import Latency, candidate_latency, dim_expr, tile_bytes
 from loom.model.problem import Constraint, Problem
@@ -110,6 +110,10 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
         l1 = E.add(l1, combine_footprint(heg, (arch.tiling.tile_rows, arch.tiling.tile_cols)))
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
                               l1, arch.l1.usable_bytes)]
+    for loop in [n for n in nodes(heg) if isinstance(n, For) and n.until is not None]:
+        outer, block = dim_expr(loop.until.block), dim_expr(loop.trips[1])
+        constraints.append(Constraint(f"{loop.trips[1]} divides {loop.until.block} (the loop {loop.name} ends at "
+                                      f"{loop.until.axis}.end)", E.mul(E.ceil_div(outer, block), block), outer, "=="))
     for axis in _even_split_axes(candidate):
         tiles = E.ceil_div(axis.extent, E.Var(axis.block) if axis.block else axis.fixed_block or 1)
         constraints.append(Constraint(

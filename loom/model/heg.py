@@ -20,7 +20,7 @@ priced by `loom.model.latency` from the architecture description.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from xdsl.dialects import affine, arith, scf
@@ -146,6 +146,17 @@ class Hoist:
         return tuple(self.extent if d == self.block else d for d in dims)
 
 
+@dataclass(frozen=True)
+class Until:
+    """A device loop to an enclosing grid tile's end (`hl.tile(0, tile_m.end)`): its trips grow with that
+    tile's index. `spatial`: the cores the grid axis is split over (each runs a contiguous range)."""
+
+    axis: str
+    extent: int
+    block: Dim
+    spatial: int = 1
+
+
 @dataclass
 class For:
     name: str
@@ -153,6 +164,7 @@ class For:
     child: HEG
     spatial: int = 1  # temporal loops: cores sharing the axis (trips = ceil(ceil(E/b)/spatial))
     hoist: Hoist | None = None  # the innermost temporal loop: loads it may keep in L1
+    until: Until | None = None  # a device loop to an enclosing tile's end
 
 
 @dataclass
@@ -233,12 +245,24 @@ def _dtypes(op: Operation) -> tuple[str, ...]:
 
 
 def _loop_trips(loop: scf.ForOp) -> tuple[Dim, Dim]:
-    """(extent, block) of a device loop `for i in 0..ceil(extent / block)`."""
+    """(extent, block) of a device loop `for i in 0..ceil(extent / block)`; of one to an enclosing tile's
+    end, `ceil(min(end, extent) / block)`, the most it runs."""
     ub = loop.ub.owner
     if isinstance(ub, arith.CeilDivUIOp):
         block = ub.rhs.owner
-        return ub.lhs.owner.value.value.data, (block.label if isinstance(block, SymOp) else block.value.value.data)
+        extent = ub.lhs.owner.rhs if isinstance(ub.lhs.owner, arith.MinUIOp) else ub.lhs
+        return extent.owner.value.value.data, (block.label if isinstance(block, SymOp) else block.value.value.data)
     return ub.value.value.data, 1
+
+
+def _until(loop: scf.ForOp) -> Until | None:
+    """A loop to an enclosing tile's end: that tile's axis, extent and block (`arith.muli(i + 1, block)`)."""
+    if "loom.until" not in loop.attributes:
+        return None
+    end = loop.ub.owner.lhs.owner.lhs.owner  # ceil(min((i + 1) * block, extent) / b)
+    block, extent = end.rhs.owner, loop.ub.owner.lhs.owner.rhs.owner
+    return Until(loop.attributes["loom.until"].data, extent.value.value.data,
+                 block.label if isinstance(block, SymOp) else block.value.value.data)
 
 
 def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split: Split | None = None) -> Pipe:
@@ -253,7 +277,7 @@ def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split
             extent, blk = _loop_trips(op)
             split_here = split is not None and iv.removesuffix("_idx") == split.loop.name
             middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index),
-                                    spatial=split.width if split_here else 1))
+                                    spatial=split.width if split_here else 1, until=_until(op)))
             if split_here:
                 middle.items.append(Combine(split, _states(block, split)))
             continue
@@ -278,6 +302,9 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     copy_index = {op: i for i, op in enumerate(copies)}
     transfers = dict(enumerate(candidate.transfers))
     body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index, candidate.split)
+    for node in nodes(body):
+        if isinstance(node, For) and node.until is not None:  # the cores its enclosing tile's axis is split over
+            node.until = replace(node.until, spatial=candidate.axis(node.until.axis).spatial)
     for name in reversed(candidate.order):
         axis = candidate.axis(name)
         block = axis.block if axis.block else (axis.fixed_block or 1)
@@ -343,6 +370,7 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     if isinstance(heg, For):
         extent, block = heg.trips
         per = f" / {heg.spatial} cores" if heg.spatial > 1 else ""
+        per += f" up to {heg.until.axis}.end" if heg.until else ""
         hoist = f" [may keep {', '.join(heg.hoist.tensors)} in L1: {heg.hoist.knob}]" if heg.hoist else ""
         return f"{pad}for {heg.name} in ceil({extent}/{block}){per}{hoist}:\n" + pretty(heg.child, indent + 1)
     loads = ", ".join(p.label + (f" [{p.transfer.mode}]" if p.transfer else "") for p in heg.loads) or "-"
@@ -350,5 +378,5 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["HEG", "Combine", "Compute", "For", "Hoist", "Knob", "Pipe", "Primitive", "Seq", "buffer_dims", "build_heg",
-           "double_buffered", "knobs", "nodes", "pretty"]
+__all__ = ["HEG", "Combine", "Compute", "For", "Hoist", "Knob", "Pipe", "Primitive", "Seq", "Until", "buffer_dims",
+           "build_heg", "double_buffered", "knobs", "nodes", "pretty"]

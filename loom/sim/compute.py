@@ -123,10 +123,8 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
             rows = ins.row_start.eval(env) + np.arange(x.shape[0])[:, None]
             cols = ins.col_start.eval(env) + np.arange(x.shape[1])[None, :]
             keep = np.ones(x.shape, dtype=bool)
-            if ins.rows_limit is not None:
-                keep &= rows < ins.rows_limit
-            if ins.cols_limit is not None:
-                keep &= cols < ins.cols_limit
+            for a, b, k in ins.keep:
+                keep &= a * rows + b * cols + k >= 0
             write(ins.dst, ops.lookup("mask", "mask").numpy(x, keep, ins.fill).astype(np.float32))
         elif isinstance(ins, Copy):
             write(ins.dst, read(ins.src))

@@ -301,9 +301,10 @@ class Simulator(MovementMixin, ComputeMixin):
             ins = body[pc]
             handler = handlers.get(type(ins))
             if handler is None:  # a Loop
-                if ins.count > 0:
+                count = ins.count if isinstance(ins.count, int) else ins.count.eval(env)
+                if count > 0:
                     env[ins.var] = 0
-                    stack.append([ins.body, 0, ins.var, ins.count, 0])
+                    stack.append([ins.body, 0, ins.var, count, 0])
                 else:
                     frame[1] += 1
                 continue

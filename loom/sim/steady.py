@@ -18,7 +18,7 @@ import dataclasses
 import math
 from typing import Any
 
-from loom.backend.program import ROLES, Loop, Program
+from loom.backend.program import ROLES, Loop, Program, walk
 
 
 def spine(program: Program) -> list[int]:
@@ -75,10 +75,14 @@ def _cut_loop(loop: Loop, counts: list[int], level: int) -> Loop:
     return Loop(loop.var, counts[level], body)
 
 
+def _most(count) -> int:
+    return count if isinstance(count, int) else count.most
+
+
 def dynamic_instructions(program: Program) -> int:
     """How many instructions all roles of all cores execute (loops expanded)."""
     def count(body: tuple) -> int:
-        return sum(ins.count * count(ins.body) if isinstance(ins, Loop) else 1 for ins in body)
+        return sum(_most(ins.count) * count(ins.body) if isinstance(ins, Loop) else 1 for ins in body)
     return sum(len(g.cores) * count(g.role(k)) for g in program.groups for k in ROLES)
 
 
@@ -86,6 +90,9 @@ def extrapolation_plan(program: Program, n1: int = 4, n2: int = 8,
                        min_instructions: int = 0) -> dict[str, Any] | None:
     """The two truncated programs and their iteration counts, or None when not worthwhile
     (a spine of fewer than 4 x n2 iterations, or fewer than `min_instructions` executed)."""
+    if any(not isinstance(ins.count, int) for g in program.groups for k in ROLES for ins in walk(g.role(k))
+           if isinstance(ins, Loop)):
+        return None  # trips that grow with an outer loop: its iterations differ, none is steady
     counts = spine(program)
     total = math.prod(counts) if counts else 0
     if total < 4 * n2 or dynamic_instructions(program) < min_instructions:

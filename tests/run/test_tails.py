@@ -1,5 +1,5 @@
 """Tails (issue 19 part 1): a dimension whose extent is not a multiple of 32 is padded to whole tiles;
-Helion's `_mask_to` before a reduction over it becomes a tail mask (`loom.tail_mask`, the per-core
+Helion's `_mask_to` before a reduction over it becomes a position mask (`loom.position_mask`, the per-core
 `Mask`) so the padding takes the reduction's identity."""
 
 from __future__ import annotations
@@ -56,15 +56,15 @@ def _frontend_text(example: str, **sizes) -> str:
 
 def test_a_tail_mask_holds_the_real_extent_and_the_reductions_identity():
     text = _frontend_text("softmax_rows.py", M=40, N=100)
-    masks = [line for line in text.splitlines() if "loom.tail_mask" in line]
+    masks = [line for line in text.splitlines() if "loom.position_mask" in line]
     assert len(masks) == 2, masks  # before amax and before sum
     assert any("fill = 0xff800000" in m for m in masks) and any("fill = 0.0" in m for m in masks), masks
     # only the reduced dimension: M = 40's padded rows are never stored
-    assert all("limits = [-1 : i64, 100 : i64]" in m for m in masks), masks
+    assert all("keep = [[0 : i64, -1 : i64, 99 : i64]]" in m for m in masks), masks  # column < 100
 
 
 def test_no_mask_where_blocks_fill_the_dimension():
-    assert "loom.tail_mask" not in _frontend_text("softmax_rows.py", M=64, N=128)
+    assert "loom.position_mask" not in _frontend_text("softmax_rows.py", M=64, N=128)
 
 
 def test_block_sizes_divide_the_extent_padded_to_whole_tiles():
@@ -80,7 +80,7 @@ def test_mask_keeps_the_elements_inside_the_real_extent():
     block = P.CB("x", "float32", rows=2, cols=2, slots=1)
     out = P.CB("y", "float32", rows=2, cols=2, slots=1)
     compute = (P.CbWait("x"), P.CbReserve("y"),
-               P.Mask(P.Ref("x"), P.Ref("y"), -np.inf, 32, 64, 40, 100),
+               P.Mask(P.Ref("x"), P.Ref("y"), -np.inf, 32, 64, ((-1, 0, 39), (0, -1, 99))),
                P.CbPush("y"), P.CbPop("x"))
     group = P.CoreGroup(((0, 0),), (block, out), (), (),
                         (P.CbReserve("x"), P.DramRead("a", (0, 0), "x", 2, 2), P.Barrier(), P.CbPush("x")),

@@ -1,0 +1,140 @@
+"""Stage 1, positions: `tile.index` and the masks built from it (causal attention's `q_idx >= k_idx`).
+
+A `tile.index` is never materialized. Its elements are affine in the global positions of a block's
+elements (`tile.begin + i`), and so is any sum, difference or multiple of them by a number: the
+lowering keeps such a value as a `Position`. A comparison of two is a `Predicate`, a conjunction
+of half-planes `form >= 0` (`&` adds half-planes; `~` negates a single one). `torch.where(pred, x, c)`
+with a number `c` (or `torch.where(pred, c, x)`, `x.masked_fill(pred, c)`) becomes one
+`linalg.generic` whose body is `loom.position_mask`, the op a tail's padding takes
+(`loom.frontend.tails`); the per-core programs compute the mask from the block's offsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.fx
+
+from loom.errors import UnsupportedError
+from loom.frontend.tiles import Tile, target_name
+
+
+@dataclass(frozen=True)
+class Position:
+    """sum of coefficient × (position of an element along block b) + const; `terms`: block id -> coefficient."""
+
+    terms: tuple[tuple[int, int], ...]
+    const: int = 0
+
+    def plus(self, other: Position | int, sign: int = 1) -> Position:
+        if isinstance(other, int):
+            return Position(self.terms, self.const + sign * other)
+        terms = dict(self.terms)
+        for block, coeff in other.terms:
+            terms[block] = terms.get(block, 0) + sign * coeff
+        return Position(tuple(sorted((b, c) for b, c in terms.items() if c)), self.const + sign * other.const)
+
+    def times(self, k: int) -> Position:
+        return Position(tuple((b, c * k) for b, c in self.terms), self.const * k)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """Holds where every half-plane is >= 0."""
+
+    half_planes: tuple[Position, ...]
+
+
+_COMPARE = {"ge": (1, 0), "gt": (1, -1), "le": (-1, 0), "lt": (-1, -1)}
+"""a OP b as sign × (a − b) + const >= 0 (integers: a > b is a − b − 1 >= 0)."""
+_AND = {"aten.bitwise_and.Tensor", "aten.logical_and.default", "and_"}
+_NOT = {"aten.bitwise_not.default", "aten.logical_not.default"}
+
+
+class PositionLowering:
+    """Positions of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
+
+    def is_positional(self, node: torch.fx.Node, env: dict) -> bool:
+        """Whether `node` is `tile.index` or computes on a position or a predicate."""
+        if target_name(node) == "tile_index":
+            return True
+        return any(isinstance(env.get(a), (Position, Predicate)) for a in node.args if isinstance(a, torch.fx.Node))
+
+    def lower_position(self, node: torch.fx.Node, env: dict) -> object:
+        name = target_name(node)
+        args = [env.get(a, a) if isinstance(a, torch.fx.Node) else a for a in node.args]
+        if name == "tile_index":
+            return Position(((self._block_of(node.args[0], node).block_id, 1),))
+        if name in ("load", "subscript"):  # `idx[:, None]`, `idx[None, :]`: the same positions, broadcast
+            if all(i is None or i == slice(None) for i in node.args[1]):
+                return args[0]
+        op = name.removeprefix("aten.").split(".")[0]
+        if op in ("add", "sub") and _affine(args[0]) and _affine(args[1]):
+            first = args[0] if isinstance(args[0], Position) else Position((), args[0])
+            return first.plus(args[1], 1 if op == "add" else -1)
+        if op == "mul" and {type(a) for a in args[:2]} == {Position, int}:
+            pos, k = (args[0], args[1]) if isinstance(args[0], Position) else (args[1], args[0])
+            return pos.times(k)
+        if op in _COMPARE and _affine(args[0]) and _affine(args[1]):
+            sign, const = _COMPARE[op]
+            left = args[0] if isinstance(args[0], Position) else Position((), args[0])
+            return Predicate((left.plus(args[1], -1).times(sign).plus(const),))
+        if op == "eq" and _affine(args[0]) and _affine(args[1]):
+            left = args[0] if isinstance(args[0], Position) else Position((), args[0])
+            diff = left.plus(args[1], -1)
+            return Predicate((diff, diff.times(-1)))
+        if name in _AND and all(isinstance(a, Predicate) for a in args[:2]):
+            return Predicate(args[0].half_planes + args[1].half_planes)
+        if name in _NOT and isinstance(args[0], Predicate):
+            return _negated(args[0], self.k.location(node))
+        if name == "aten.where.self" and isinstance(args[0], Predicate):
+            cond, x, y = args[:3]
+            if isinstance(x, Tile) and isinstance(y, (int, float)):
+                return self._masked(x, cond, float(y), node)
+            if isinstance(y, Tile) and isinstance(x, (int, float)):
+                return self._masked(y, _negated(cond, self.k.location(node)), float(x), node)
+        if name == "aten.masked_fill.Scalar" and isinstance(args[1], Predicate) and isinstance(args[0], Tile):
+            return self._masked(args[0], _negated(args[1], self.k.location(node)), float(args[2]), node)
+        raise UnsupportedError(
+            f"`{name}` on tile positions (`tile.index`) is not supported; expected sums, differences and "
+            "multiples by integers of positions, comparisons of them (>=, >, <=, <, ==) joined by `&`, "
+            "and `torch.where(cond, x, number)` or `x.masked_fill(cond, number)` on the result",
+            self.k.location(node))
+
+    def _block_of(self, size: object, node: torch.fx.Node):
+        """The block whose positions `tile.index` of a tile of size `size` gives."""
+        value = size.meta.get("val") if isinstance(size, torch.fx.Node) else size
+        expr = value.node.expr if isinstance(value, torch.SymInt) else None
+        block = self.sym_of.get(expr)
+        if block is None:
+            raise UnsupportedError("`tile.index` of a tile that is not a block of the kernel's `hl.tile` loops",
+                                   self.k.location(node))
+        return block
+
+    def _masked(self, x: Tile, cond: Predicate, fill: float, node: torch.fx.Node) -> Tile:
+        """`x` where `cond` holds, `fill` elsewhere: one position mask over x's dimensions."""
+        dims = [d for i, d in enumerate(x.dims) if i not in x.expanded]
+        blocks = [getattr(d, "block_id", None) for d in dims]
+        for half in cond.half_planes:
+            stray = [b for b, _ in half.terms if b not in blocks]
+            if stray:
+                label = self.k.blocks[stray[0]].label
+                raise UnsupportedError(f"a mask on the positions of `{label}`, which the masked tile does not span; "
+                                       "expected a condition on the tile's own dimensions", self.k.location(node))
+        keep = [[dict(half.terms).get(b, 0) if b is not None else 0 for b in blocks] + [half.const]
+                for half in cond.half_planes]
+        offsets = [self.block_offset(d) if b is not None else self.const(0) for d, b in zip(dims, blocks)]
+        return self.position_mask(x, offsets, keep, fill, node)
+
+
+def _affine(value: object) -> bool:
+    return isinstance(value, Position) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _negated(cond: Predicate, where) -> Predicate:
+    """not (f >= 0) is -f - 1 >= 0 (integers); a conjunction's negation is a union, which no mask holds."""
+    if len(cond.half_planes) != 1:
+        raise UnsupportedError("the negation of a condition joined by `&` (or an `==`) is not supported; expected "
+                               "`torch.where(cond, x, number)` with the condition under which x is kept", where)
+    return Predicate((cond.half_planes[0].times(-1).plus(-1),))

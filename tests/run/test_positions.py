@@ -1,0 +1,80 @@
+"""Tile positions (issue 19 part 5, issue 17's `tile.index`): masks from `tile.index` comparisons become
+position masks the per-core programs compute from the block's offsets, and grouped-query attention's
+`h.begin // group` becomes a grid axis of K/V groups."""
+
+from __future__ import annotations
+
+import pytest
+
+import loom
+from loom.errors import UnsupportedError
+from loom.kernel_file import load_kernel_file
+from tests.conftest import ROOT, run_kernel_text
+
+_BAND = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def band(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for tile_m, tile_n in hl.tile(x.size()):
+        rows, cols = tile_m.index[:, None], tile_n.index[None, :]
+        keep = (rows >= cols) & (rows - WIDTH < cols)
+        out[tile_m, tile_n] = KERNEL_EXPR
+    return out
+
+
+def inputs(M: int = 200, N: int = 160):
+    return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)),)
+
+
+def reference(x):
+    rows, cols = torch.arange(x.size(0))[:, None], torch.arange(x.size(1))[None, :]
+    keep = (rows >= cols) & (rows - WIDTH < cols)
+    return REFERENCE_EXPR
+'''
+
+
+@pytest.mark.parametrize("expr", [
+    "torch.where(keep, x[tile_m, tile_n], 0.0)",  # a band: two half-planes
+    "torch.where(rows < cols + 3, -1.0, x[tile_m, tile_n] * 2.0)",  # the number first: the mask negated
+    "x[tile_m, tile_n].masked_fill(rows * 2 > cols, 5.0)",
+])
+def test_a_mask_from_tile_positions_matches_torch(tmp_path, expr):
+    text = _BAND.replace("WIDTH", "40").replace("KERNEL_EXPR", expr)
+    outcome = run_kernel_text(tmp_path, text.replace("REFERENCE_EXPR", expr.replace("x[tile_m, tile_n]", "x")))
+    assert outcome.check.ok, outcome.check
+
+
+def test_the_negation_of_a_conjunction_is_refused_with_the_users_line(tmp_path):
+    text = _BAND.replace("WIDTH", "40").replace("KERNEL_EXPR", "torch.where(~keep, x[tile_m, tile_n], 0.0)")
+    text = text.replace("REFERENCE_EXPR", "x")
+    with pytest.raises(UnsupportedError, match="negation of a condition joined by `&`") as err:
+        run_kernel_text(tmp_path, text)
+    assert "torch.where(~keep" in str(err.value)
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+@pytest.mark.parametrize("sizes", [{"H": 4, "KV": 2, "L": 128}, {"H": 2, "KV": 1, "L": 200}])
+def test_causal_grouped_query_attention_matches_torch(arch, sizes):
+    if arch != "wormhole_n150" and sizes["L"] == 200:
+        pytest.skip("one tail case is enough")
+    source = load_kernel_file(ROOT / "examples" / "causal_attention.py")
+    args = source.example_args(sizes)
+    from loom.pipeline import compile as compile_kernel
+    from loom.run import run
+
+    outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
+    assert outcome.check.ok, outcome.check
+
+
+def test_grouped_heads_become_a_grid_axis_of_groups():
+    """`h.begin // group` is the grid's group axis, never a floor division the programs would need."""
+    source = load_kernel_file(ROOT / "examples" / "causal_attention.py")
+    text = str(loom.lower(source.kernel, source.example_args({"H": 8, "KV": 2}), stage="frontend").module)
+    assert 'loom.grid = ["b", "h_group", "h_in_group", "tile_m"]' in text
+    assert "floordiv" not in text
+    assert "loom.position_mask" in text and "keep = [[1 : i64, -1 : i64, 0 : i64]]" in text  # row >= column
