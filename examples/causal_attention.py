@@ -1,5 +1,6 @@
 """Causal attention with grouped-query heads (GQA, the prefill of Llama-style models): H query heads share
-H / KV key/value heads (`h.begin // group`); a key past the query is masked from `tile.index` positions."""
+H / KV key/value heads (`h.begin // group`); each query block reads keys only up to its own end
+(`hl.tile(0, tile_m.end)`), and a key past its query is masked from `tile.index` positions."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import helion.language as hl
 @helion.kernel(static_shapes=True)
 def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     batch, heads, seq_q, head_dim = q.size()
-    kv_heads, seq_kv = k.size(1), k.size(2)
+    kv_heads = k.size(1)
     group = heads // kv_heads
     out = torch.empty_like(q)
     scale = 1.0 / math.sqrt(head_dim)
@@ -23,7 +24,7 @@ def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch
         l_i = hl.zeros([tile_m], dtype=torch.float32)
         acc = hl.zeros([tile_m, head_dim], dtype=torch.float32)
         q_blk = q[b.begin, h.begin, tile_m, :]
-        for tile_n in hl.tile(seq_kv):
+        for tile_n in hl.tile(0, tile_m.end):
             k_blk = k[b.begin, h.begin // group, tile_n, :]
             v_blk = v[b.begin, h.begin // group, tile_n, :]
             s = torch.matmul(q_blk, k_blk.transpose(-1, -2)).float() * scale

@@ -119,6 +119,8 @@ class ProgramBuilder:
         # past the last tile on padding (`_whole_blocks` pads the tensors to them)
         shared = {axis for t in candidate.transfers if t.receivers > 1 for axis in t.access.spatial}
         self.lockstep = {a.axis for a in candidate.axes if a.axis in shared and a.block is not None}
+        # loops to a tile's end whose cores run block pairs from both ends (the `balance_` knobs)
+        self.balanced = {a.axis for a in candidate.axes if knobs.get(f"balance_{a.axis}")}
         self.split = candidate.split
         self.split_loop = split_loop_op(self.grid, self.split) if self.split else None
         self.epilogue_buffers = self._epilogue_buffers() if self.split else set()
@@ -312,12 +314,28 @@ class ProgramBuilder:
             if self.split else None
         env: dict[SSAValue, P.Affine] = {}
         counts = {}
+        halves = []
         for axis in self.axes:
             tiles, trips = self.trips(axis)
             start = index[axis] * trips
             counts[axis] = trips if axis in self.lockstep else max(0, min(trips, tiles - start))
             grid_arg = self.grid.body.block.args[self.axes.index(axis)]
-            env[grid_arg] = P.Affine(start) + P.Affine.var(f"t_{axis}")
+            step = P.Affine.var(f"t_{axis}")
+            env[grid_arg] = P.Affine(start) + step
+            if axis in self.balanced:  # block pairs from both ends, i and n - 1 - i: equal work per core
+                counts[axis] = trips // 2
+                halves = [(grid_arg, P.Affine(index[axis] * counts[axis]) + step),
+                          (grid_arg, P.Affine(tiles - 1 - index[axis] * counts[axis]) - step)]
+        if not halves:
+            return self.loop_nest(env, counts, coord)
+        parts = []
+        for grid_arg, position in halves:
+            parts.append(self.loop_nest({**env, grid_arg: position}, counts, coord)[0])
+        first, second = parts
+        return (_Roles(*(first.get(r) + second.get(r) for r in ("reader", "compute", "writer"))), (), ())
+
+    def loop_nest(self, env: dict, counts: dict, coord) -> tuple[_Roles, tuple, tuple]:
+        """The tile body under the temporal loops of the candidate's order, `counts` trips each."""
         body = self.block(self.grid.body.block, env, coord)
         self.skip_epilogue = False
         for axis in reversed(self.candidate.order):

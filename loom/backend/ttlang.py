@@ -79,6 +79,10 @@ class _Emitter:
         if tile != (32, 32):
             raise UnsupportedError(f"{arch.name} uses {tile[0]}x{tile[1]} tiles; TT-Lang tiles are 32x32")
         check_program(program, arch)
+        if any(isinstance(i, P.Loop) and isinstance(i.count, P.Trips)
+               for g in program.groups for role in P.ROLES for i in P.walk(g.role(role))):
+            raise UnsupportedError("a loop to an enclosing tile's end (`hl.tile(0, tile_m.end)`) has trips that "
+                                   "change from one block to the next; Loom's TT-Lang emitter writes static loops")
         cores = [core2(c) for c in program.cores]
         self.grid = (max(c[0] for c in cores) + 1, max(c[1] for c in cores) + 1)
         cbs, buffers = {}, {}

@@ -114,6 +114,12 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
         outer, block = dim_expr(loop.until.block), dim_expr(loop.trips[1])
         constraints.append(Constraint(f"{loop.trips[1]} divides {loop.until.block} (the loop {loop.name} ends at "
                                       f"{loop.until.axis}.end)", E.mul(E.ceil_div(outer, block), block), outer, "=="))
+        if loop.until.spatial > 1:  # pairs need an even number of blocks per core and every core full
+            n = E.ceil_div(loop.until.extent, outer)
+            q = E.ceil_div(n, loop.until.spatial)
+            uneven = E.add(E.mul(loop.until.spatial, q), E.mul(-1, n), q, E.mul(-2, E.floor_div(q, 2)))
+            constraints.append(Constraint(f"{loop.until.knob}: every {loop.until.axis} core runs an even number of "
+                                          "blocks, all real", E.select(E.Knob(loop.until.knob), uneven, 0), 0, "=="))
     for axis in _even_split_axes(candidate):
         tiles = E.ceil_div(axis.extent, E.Var(axis.block) if axis.block else axis.fixed_block or 1)
         constraints.append(Constraint(

@@ -63,7 +63,7 @@ class Primitive:
 # Solver knobs: each 0/1 decision declared once, on the node it belongs to (`knobs`). Three readers
 # use the declaration and nothing else: the latency model prices both settings, the L1 constraint
 # sizes the knob's buffers (two slots, or the whole panel), and the backend builds them.
-KnobKind = Literal["overlap_load", "overlap_store", "hoist"]
+KnobKind = Literal["overlap_load", "overlap_store", "hoist", "balance"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,9 @@ class Knob:
     """One 0/1 solver decision.
 
     `overlap_load` / `overlap_store`: a pipe's loads (stores) overlap its compute; their buffers
-    get two slots. `hoist`: the innermost temporal loop keeps `hoist`'s loads whole in L1."""
+    get two slots. `hoist`: the innermost temporal loop keeps `hoist`'s loads whole in L1.
+    `balance`: the cores of a grid axis whose tile's end bounds a device loop take pairs of its
+    blocks from both ends (i and n - 1 - i, TTNN's balanced causal split) instead of a range."""
 
     name: str
     kind: KnobKind
@@ -81,7 +83,7 @@ class Knob:
     @property
     def doubles(self) -> bool:
         """Whether the knob, when on, gives its buffers a second slot."""
-        return self.kind != "hoist"
+        return self.kind in ("overlap_load", "overlap_store")
 
 
 def double_buffered(knobs: list[Knob], values: dict[str, int]) -> set[str]:
@@ -155,6 +157,11 @@ class Until:
     extent: int
     block: Dim
     spatial: int = 1
+
+    @property
+    def knob(self) -> str:
+        """The knob that balances the axis's cores (`Knob` kind "balance")."""
+        return f"balance_{self.axis}"
 
 
 @dataclass
@@ -345,6 +352,8 @@ def knobs(heg: HEG) -> list[Knob]:
             out += [k for k in (node.load_knob, node.store_knob) if k is not None]
         elif isinstance(node, For) and node.hoist is not None and isinstance(node.child, Pipe):
             out.append(node.hoist.declaration)
+        if isinstance(node, For) and node.until is not None and node.until.spatial > 1:
+            out.append(Knob(node.until.knob, "balance", ()))
     return out
 
 

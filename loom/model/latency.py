@@ -141,12 +141,17 @@ class LatencyModel:
     def trips_until(loop: For) -> E.Expr:
         """A loop to the enclosing tile's end runs r (i + 1) times in that tile's block i, r = outer block /
         block (a whole number: `build_model` constrains it). A core runs a contiguous range of q = ceil(n / c)
-        of the n outer blocks; the last core's, the busiest, average r (2n - q + 1) / 2 trips."""
+        of the n outer blocks; the last core's, the busiest, average r (2n - q + 1) / 2 trips. With the
+        balance knob on, every core runs pairs i, n - 1 - i: r (n + 1) / 2 on average."""
         until, (_, block) = loop.until, loop.trips
         n = E.ceil_div(until.extent, dim_expr(until.block))
         q = E.ceil_div(n, until.spatial) if until.spatial > 1 else n
         ratio = E.floor_div(dim_expr(until.block), dim_expr(block))
-        return E.ceil_div(E.mul(ratio, E.add(E.mul(2, n), E.mul(-1, q), 1)), 2, label=f"trips of {loop.name}")
+        ranged = E.ceil_div(E.mul(ratio, E.add(E.mul(2, n), E.mul(-1, q), 1)), 2, label=f"trips of {loop.name}")
+        if until.spatial == 1:
+            return ranged
+        paired = E.ceil_div(E.mul(ratio, E.add(n, 1)), 2, label=f"trips of {loop.name}, balanced")
+        return E.select(E.Knob(until.knob), paired, ranged)
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""

@@ -1,15 +1,21 @@
-"""Tile positions (issue 19 part 5, issue 17's `tile.index`): masks from `tile.index` comparisons become
-position masks the per-core programs compute from the block's offsets, and grouped-query attention's
-`h.begin // group` becomes a grid axis of K/V groups."""
+"""Tile positions (issue 19 parts 4 and 5, issue 17's `tile.index`): masks from `tile.index` comparisons
+become position masks the per-core programs compute from the block's offsets; grouped-query attention's
+`h.begin // group` becomes a grid axis of K/V groups; a loop to an enclosing tile's end
+(`hl.tile(0, tile_m.end)`) runs per-core trip counts, its cores balanced in block pairs."""
 
 from __future__ import annotations
 
 import pytest
 
 import loom
+from loom.backend import program as P
 from loom.errors import UnsupportedError
 from loom.kernel_file import load_kernel_file
+from loom.pipeline import compile as compile_kernel
+from loom.run import run
 from tests.conftest import ROOT, run_kernel_text
+
+CAUSAL = ROOT / "examples" / "causal_attention.py"
 
 _BAND = '''
 import torch
@@ -62,19 +68,44 @@ def test_the_negation_of_a_conjunction_is_refused_with_the_users_line(tmp_path):
 def test_causal_grouped_query_attention_matches_torch(arch, sizes):
     if arch != "wormhole_n150" and sizes["L"] == 200:
         pytest.skip("one tail case is enough")
-    source = load_kernel_file(ROOT / "examples" / "causal_attention.py")
+    source = load_kernel_file(CAUSAL)
     args = source.example_args(sizes)
-    from loom.pipeline import compile as compile_kernel
-    from loom.run import run
-
     outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
     assert outcome.check.ok, outcome.check
 
 
+def test_causal_attention_over_every_key_with_only_the_mask_matches_torch(tmp_path):
+    """Helion's own causal form: the loop over all keys, the mask alone keeping the past."""
+    text = CAUSAL.read_text().replace("hl.tile(0, tile_m.end)", "hl.tile(k.size(2))")
+    outcome = run_kernel_text(tmp_path, text, sizes={"H": 2, "KV": 1, "L": 160})
+    assert outcome.check.ok, outcome.check
+
+
+def test_a_loop_to_the_query_blocks_end_runs_fewer_trips_and_balances_its_cores():
+    """L = 2048 in blocks of 32 over ring32's 32 cores along tile_m: the solver balances them, each core
+    running query blocks c and 63 - c, (c + 1) + (64 - c) = 65 key blocks, not 2 x 64 as a loop over every
+    key would, nor up to 63 + 64 as a contiguous range would."""
+    source = load_kernel_file(CAUSAL)
+    args = source.example_args({"H": 1, "KV": 1, "L": 2048, "D": 32})
+    compiled = compile_kernel(source.kernel, args, "ring32", block_sizes={"tile_m": 32, "tile_n": 32})
+    assert compiled.schedule.knobs.get("balance_tile_m") == 1
+    outcome = run(compiled, args, reference=source.reference)
+    assert outcome.check.ok, outcome.check
+    per_core = []
+    for group in outcome.program.groups:
+        pairs = [loop for loop in P.walk(group.compute) if isinstance(loop, P.Loop) and loop.var == "t_tile_m"]
+        assert len(pairs) == 2 and all(loop.count == 1 for loop in pairs)  # one block from each end
+        keys = [loop for pair in pairs for loop in P.walk(pair.body)
+                if isinstance(loop, P.Loop) and isinstance(loop.count, P.Trips)]
+        per_core.append(sum(loop.count.eval({"t_tile_m": 0}) for loop in keys))
+    assert per_core == [65] * 32, per_core
+
+
 def test_grouped_heads_become_a_grid_axis_of_groups():
     """`h.begin // group` is the grid's group axis, never a floor division the programs would need."""
-    source = load_kernel_file(ROOT / "examples" / "causal_attention.py")
+    source = load_kernel_file(CAUSAL)
     text = str(loom.lower(source.kernel, source.example_args({"H": 8, "KV": 2}), stage="frontend").module)
     assert 'loom.grid = ["b", "h_group", "h_in_group", "tile_m"]' in text
     assert "floordiv" not in text
     assert "loom.position_mask" in text and "keep = [[1 : i64, -1 : i64, 0 : i64]]" in text  # row >= column
+    assert 'loom.until = "tile_m"' in text  # the key loop ends at the query block's end
