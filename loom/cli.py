@@ -378,8 +378,9 @@ def bench_command(
             name = source.name
         else:
             name = "matmul" if kernel == "gemm" else kernel
-            if name not in ("matmul", "flash_attention", "flash_decode"):
-                raise OptionError(f"bench: expected gemm, flash_attention, flash_decode or a FILE.py, found '{kernel}'")
+            if name not in ("matmul", "flash_attention", "flash_decode", "causal_attention"):
+                raise OptionError("bench: expected gemm, flash_attention, flash_decode, causal_attention or a FILE.py, "
+                                  f"found '{kernel}'")
         all_cases = shapes(name, arch) if cases is None else cases
         total = len(all_cases[:limit] if limit else all_cases)
         with Progress(console=err_console, transient=True) as progress:

@@ -40,7 +40,7 @@ def _deferred(body, cb: str, first: bool) -> tuple[list[Instr], CbWait | None]:
         if isinstance(ins, Loop) and not isinstance(ins.count, int) and _waits(ins.body, cb):
             raise UnsupportedError("a store inside a loop to an enclosing tile's end is not supported yet; "
                                    "expected stores after that loop")
-        if isinstance(ins, Loop) and ins.count > 0 and _waits(ins.body, cb):
+        if isinstance(ins, Loop) and isinstance(ins.count, int) and ins.count > 0 and _waits(ins.body, cb):
             if first:  # peel: iteration 0 waits first, the others free the block before them
                 head, last = _deferred(_subst(ins.body, ins.var, 0), cb, True)
                 out += head

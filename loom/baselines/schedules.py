@@ -14,6 +14,8 @@ materialization, per-core split and simulator as Loom's own choices (like for li
   TTNN chains the cores of a (batch, head) (`ttnn_sdpa.kv_chains`), its cores run row-major as
   TTNN's do and K and V go down each chain: multicast from its first core, or forwarded core to
   core; elsewhere every core reads K and V.
+- Causal attention (grouped K/V heads): TTNN's causal SDPA split, balanced in chunk pairs where
+  TTNN balances it; the loop skips the chunks past the diagonal, as TTNN's kernel does.
 - Flash Decode: TTNN's k_chunk rule and its batch/head split over cores (one core per head when
   there are enough heads; TTNN's cross-core reduction is not needed then).
 - Attention core splits that no grid rectangle holds (128 of Blackhole's 13x10 cores) run on a
@@ -164,6 +166,48 @@ def ttnn_flash_attention(shape: dict, arch: Arch, q_chunk: int | None = None, k_
     return baseline
 
 
+def ttnn_causal_attention(shape: dict, arch: Arch, q_chunk: int | None = None,
+                          k_chunk: int | None = None) -> Baseline:
+    """TTNN's causal SDPA (grouped K/V heads): its chunk sizes, its batch -> heads -> Q-chunk core split
+    with each core's heads contiguous, and BALANCED_Q_PARALLEL (chunk pairs i, n - 1 - i) where TTNN
+    turns it on; no K/V chains (TTNN chains non-causal SDPA only); the causal loop skips the chunks past
+    the diagonal as TTNN's does (examples/causal_attention.py, `hl.tile(0, tile_m.end)`)."""
+    b, h, kv, length, d = shape["B"], shape["H"], shape["KV"], shape["L"], shape["D"]
+    cfg = sdpa_prefill_config(b, h, kv, length, length, d, arch=arch, causal=True, q_chunk=q_chunk, k_chunk=k_chunk)
+    if cfg.padded_Sq != length:
+        raise ScheduleError(f"TTNN pads L = {length} to whole chunks of {cfg.q_chunk_size} x {cfg.k_chunk_size}; "
+                            "this baseline does not reproduce the padding")
+    if cfg.q_chunk_size % cfg.k_chunk_size:
+        raise ScheduleError(f"k_chunk {cfg.k_chunk_size} does not divide q_chunk {cfg.q_chunk_size}: Loom's causal "
+                            "loop ends at a query chunk's end in whole key chunks")
+    if cfg.cb_bytes > arch.l1.usable_bytes:
+        raise ScheduleError(f"TTNN's SDPA CBs for {cfg.q_chunk_size} x {cfg.k_chunk_size} chunks take "
+                            f"{cfg.cb_bytes:,} B > {arch.l1.usable_bytes:,} B usable L1: TTNN refuses the config")
+    group = h // kv
+    heads = _head_cores(cfg.nh_parallel, cfg.nh_per_core, kv, group)
+    order = ["b", *(["h_group", "h_in_group"] if group > 1 else ["h"]), "tile_m"]
+    sizes = [cfg.batch_parallel, *heads, cfg.q_parallel]
+    note = (f"TTNN causal SDPA: q_chunk = {cfg.q_chunk_size}, k_chunk = {cfg.k_chunk_size}, cores batch "
+            f"{cfg.batch_parallel} x heads {cfg.nh_parallel} x Q {cfg.q_parallel}, balanced Q split "
+            + ("on" if cfg.balanced_q_parallel else "off"))
+    baseline = _independent_cores("causal_attention", arch, shape, order, sizes,
+                                  {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}, note)
+    baseline.schedule.knobs["balance_tile_m"] = int(cfg.balanced_q_parallel and cfg.q_parallel > 1)
+    return baseline
+
+
+def _head_cores(cores: int, per_core: int, kv: int, group: int) -> list[int]:
+    """TTNN's `cores` head cores (`per_core` contiguous heads each) as cores along (K/V group, head in
+    group), or along the heads when there is no grouping."""
+    if group == 1:
+        return [cores]
+    if group % per_core == 0:
+        return [kv, group // per_core]
+    if per_core % group == 0 and kv % (per_core // group) == 0:
+        return [kv // (per_core // group), 1]
+    raise ScheduleError(f"TTNN gives each core {per_core} contiguous heads, which straddle groups of {group}")
+
+
 def _chained_cores(arch: Arch, shape: dict, order: list[str], sizes: list[int], blocks: dict, note: str,
                    multicast: bool) -> Baseline:
     """TTNN's attention cores with K/V chains: core i = (batch, head) x Q cores + Q part, row-major
@@ -214,4 +258,5 @@ def _independent_cores(kernel: str, arch: Arch, shape: dict, order: list[str], s
     return Baseline(schedule, virtual, placed_on=arch)
 
 
-TTNN = {"matmul": ttnn_gemm, "flash_attention": ttnn_flash_attention, "flash_decode": ttnn_flash_decode}
+TTNN = {"matmul": ttnn_gemm, "flash_attention": ttnn_flash_attention, "flash_decode": ttnn_flash_decode,
+        "causal_attention": ttnn_causal_attention}

@@ -9,6 +9,8 @@ design ... conservative", tt-metal #51911), and anyone who cares passes a progra
   q_chunk, k_chunk in {64, 128, 256}, each pair whose L1 TTNN allocates and whose chunks divide
   the sequence, with TTNN's K/V chains and multicast exactly as the default baseline has them
   (`ttnn_sdpa.kv_chains`).
+- Causal attention: the production chunk pairs and those the causal SDPA rows of the ground truth state
+  (Q128/K512), each with TTNN's balanced split where TTNN turns it on.
 - Flash Decode: TTNN's default, which is what tt_transformers runs: the one candidate.
 
 Each returns its candidates; the caller simulates them and keeps the best (`keep_best`), as the
@@ -22,13 +24,23 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from loom.arch import Arch
-from loom.baselines.schedules import TTNN, Baseline, gemm_baseline, ttnn_flash_attention, ttnn_flash_decode
+from loom.baselines.schedules import (
+    TTNN,
+    Baseline,
+    gemm_baseline,
+    ttnn_causal_attention,
+    ttnn_flash_attention,
+    ttnn_flash_decode,
+)
 from loom.baselines.ttnn_hand_tuned import hand_tuned_matmul_configs
 from loom.errors import LoomError
 from loom.schedule import ScheduleError
 
 PRODUCTION_CHUNKS = (64, 128, 256)
 """SDPA chunk sizes production models pass (tt_transformers: Q/K chunks of 128-256; 64 for short sequences)."""
+STATED_CAUSAL_CHUNKS = ((256, 256), (128, 512))
+"""The (q_chunk, k_chunk) pairs the causal SDPA rows of ../shared/reference/ground_truth/sdpa_blackhole_p150.yaml
+state (tt_transformers prefill Q256/K256; Qwen3-VL text Q128/K512)."""
 
 KINDS = ("default", "tuned")
 """The baselines `loom bench --baseline` names: TTNN's default, TTNN hand-tuned."""
@@ -67,7 +79,23 @@ def tuned_flash_decode(shape: dict, arch: Arch) -> list[Baseline]:
     return [baseline]
 
 
-TTNN_TUNED = {"matmul": tuned_gemm, "flash_attention": tuned_flash_attention, "flash_decode": tuned_flash_decode}
+def tuned_causal_attention(shape: dict, arch: Arch) -> list[Baseline]:
+    out, refused = [], []
+    for q_chunk, k_chunk in sorted(set(product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS)) | set(STATED_CAUSAL_CHUNKS)):
+        try:
+            baseline = ttnn_causal_attention(shape, arch, q_chunk, k_chunk)
+        except ScheduleError as err:
+            refused.append(f"{q_chunk}x{k_chunk}: {err.message}")
+            continue
+        baseline.schedule.notes.insert(1, f"production chunk sizes: q_chunk {q_chunk}, k_chunk {k_chunk}")
+        out.append(baseline)
+    if not out:
+        raise ScheduleError("no production chunk pair runs here: " + "; ".join(refused))
+    return out
+
+
+TTNN_TUNED = {"matmul": tuned_gemm, "flash_attention": tuned_flash_attention, "flash_decode": tuned_flash_decode,
+              "causal_attention": tuned_causal_attention}
 
 
 def candidates(kind: str, kernel: str, shape: dict, arch: Arch) -> list[Baseline]:

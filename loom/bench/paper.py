@@ -35,13 +35,16 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def shapes(kernel: str, arch: str) -> list[dict]:
-    """The paper's shape sets (../shared/reference/paper_results.yaml)."""
+    """The paper's shape sets (../shared/reference/paper_results.yaml); for causal attention, the shapes of
+    the published causal SDPA rows (tt_transformers and Qwen3-VL prefill: 32 / 8 heads, D 128, S 4096 and 8192)."""
     if kernel == "matmul":
         return [{"M": m, "N": n, "K": k} for m, n in GEMM_MN for k in GEMM_K]
     if kernel == "flash_attention":
         total = 16384 if arch == "wormhole_n150" else 15360
         batches = [1, 2, 4, 8, 16] + ([] if arch == "wormhole_n150" else [20])
         return [{"B": b, "H": 32, "L": total // b, "D": d} for d in (64, 128) for b in batches]
+    if kernel == "causal_attention":  # the causal SDPA rows of ground_truth/sdpa_blackhole_p150.yaml Loom expresses
+        return [{"B": 1, "H": 32, "KV": 8, "L": length, "D": 128} for length in (4096, 8192)]
     return [{"B": 16, "H": h, "L": 4096, "D": d} for h in (32, 64, 128) for d in (64, 128)]
 
 

@@ -116,8 +116,14 @@ class LatencyModel:
                     self.kept_loads = {t: knob for t in heg.hoist.tensors}
                 steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
                 self.kept_loads = {}
+                if heg.until is not None:  # (trips - 1) steady iterations, trips = twice / 2 on average
+                    steady = E.ceil_div(E.mul(E.add(self.twice_trips_until(heg), -2), steady), 2)
+                    return E.add(fill, steady, serial, label=f"for {heg.name}")
                 return E.add(fill, E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
-            return E.mul(trips, self.latency(heg.child, E.mul(repeat, trips)), label=f"for {heg.name}")
+            child = self.latency(heg.child, E.mul(repeat, trips))
+            if heg.until is not None:
+                return E.ceil_div(E.mul(self.twice_trips_until(heg), child), 2, label=f"for {heg.name}")
+            return E.mul(trips, child, label=f"for {heg.name}")
         if isinstance(heg, Compute):
             return E.add(*[self.compute(p, repeat) for p in heg.ops])
         if isinstance(heg, Combine):
@@ -137,21 +143,25 @@ class LatencyModel:
         count = E.ceil_div(extent, dim_expr(block))
         return E.ceil_div(count, loop.spatial) if loop.spatial > 1 else count
 
+    def trips_until(self, loop: For) -> E.Expr:
+        """The average trips of a loop to the enclosing tile's end, rounded up (`twice_trips_until` / 2)."""
+        return E.ceil_div(self.twice_trips_until(loop), 2, label=f"trips of {loop.name}")
+
     @staticmethod
-    def trips_until(loop: For) -> E.Expr:
-        """A loop to the enclosing tile's end runs r (i + 1) times in that tile's block i, r = outer block /
-        block (a whole number: `build_model` constrains it). A core runs a contiguous range of q = ceil(n / c)
-        of the n outer blocks; the last core's, the busiest, average r (2n - q + 1) / 2 trips. With the
-        balance knob on, every core runs pairs i, n - 1 - i: r (n + 1) / 2 on average."""
+    def twice_trips_until(loop: For) -> E.Expr:
+        """Twice the average trips, a whole number. A loop to the enclosing tile's end runs r (i + 1) times
+        in that tile's block i, r = outer block / block (a whole number: `build_model` constrains it). A
+        core runs a contiguous range of q = ceil(n / c) of the n outer blocks; the last core's, the busiest,
+        average r (2n - q + 1) / 2 trips. With the balance knob on, every core runs pairs i, n - 1 - i:
+        r (n + 1) / 2 on average."""
         until, (_, block) = loop.until, loop.trips
         n = E.ceil_div(until.extent, dim_expr(until.block))
         q = E.ceil_div(n, until.spatial) if until.spatial > 1 else n
         ratio = E.floor_div(dim_expr(until.block), dim_expr(block))
-        ranged = E.ceil_div(E.mul(ratio, E.add(E.mul(2, n), E.mul(-1, q), 1)), 2, label=f"trips of {loop.name}")
+        ranged = E.mul(ratio, E.add(E.mul(2, n), E.mul(-1, q), 1))
         if until.spatial == 1:
             return ranged
-        paired = E.ceil_div(E.mul(ratio, E.add(n, 1)), 2, label=f"trips of {loop.name}, balanced")
-        return E.select(E.Knob(until.knob), paired, ranged)
+        return E.select(E.Knob(until.knob), E.mul(ratio, E.add(n, 1)), ranged)
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""

@@ -12,7 +12,7 @@ import torch
 from loom.arch import load_arch
 from loom.backend.placement import place_row_major, virtual_arch
 from loom.backend.program import CB, CoreGroup, Multicast, Program, ProgramError, SemInc, Write
-from loom.baselines.schedules import ttnn_flash_attention, ttnn_flash_decode, ttnn_gemm
+from loom.baselines.schedules import ttnn_causal_attention, ttnn_flash_attention, ttnn_flash_decode, ttnn_gemm
 from loom.baselines.ttnn_gemm_kernels import matmul_partials_in_float32, matmul_partials_in_output_format
 from loom.errors import LoomError
 from loom.kernel_file import load_kernel_file
@@ -131,3 +131,33 @@ def test_row_major_baseline_runs_on_the_real_grid():
     row = measure("flash_decode", {"B": 16, "H": 32, "L": 256, "D": 64}, "blackhole_p150")
     assert row.ttnn_sim_cycles and row.speedup_vs_ttnn > 0
     assert "row-major on the 13x10 grid" in row.note
+
+
+def test_causal_baseline_splits_heads_over_kv_groups_and_balances_q_chunks():
+    # tt_transformers prefill on Blackhole: 32 / 8 heads, S 4096, Q256/K256: TTNN's 1 x 32 heads x 4 Q
+    # parts, each core 4 Q chunks, balanced in pairs (4 even, 4 x 4 = 16 chunks): heads = 8 groups x 4
+    bh = load_arch("blackhole_p150")
+    shape = {"B": 1, "H": 32, "KV": 8, "L": 4096, "D": 128}
+    baseline = ttnn_causal_attention(shape, bh, 256, 256)
+    assert baseline.schedule.order == ["b", "h_group", "h_in_group", "tile_m"]
+    assert baseline.schedule.block_sizes == {"tile_m": 256, "tile_n": 256}
+    assert baseline.schedule.knobs == {"balance_tile_m": 1}
+    cores = {axis: 1 for axis in baseline.schedule.order}
+    for axis, levels in baseline.schedule.spatial.items():
+        for _, _, size in levels:
+            cores[axis] *= size
+    assert cores == {"b": 1, "h_group": 8, "h_in_group": 4, "tile_m": 4}
+    assert "balanced Q split on" in baseline.schedule.notes[0]
+    with pytest.raises(LoomError, match="does not divide q_chunk"):
+        ttnn_causal_attention(shape, bh, 128, 512)
+
+
+def test_causal_baseline_runs_and_matches_torch():
+    wh = load_arch("wormhole_n150")
+    source = load_kernel_file(EXAMPLES / "causal_attention.py")
+    shape = {"B": 1, "H": 4, "KV": 2, "L": 256, "D": 64}
+    baseline = ttnn_causal_attention(shape, wh, 64, 32)
+    compiled = compile_kernel(source.kernel, source.example_args(shape, meta=True), baseline.arch, shape=shape,
+                              schedule=baseline.schedule)
+    result = run(compiled, source.example_args(shape), reference=source.reference)
+    assert result.check.ok, result.check

@@ -42,12 +42,16 @@ def extents(top: int) -> st.SearchStrategy[int]:
     return st.one_of(st.integers(1, top // 32).map(lambda n: 32 * n), st.integers(1, top))
 
 
+SIZE_ORDER = ["B", "H", "KV", "M", "N", "K", "L", "D"]
 SHAPES = {
     "matmul": st.fixed_dictionaries({"M": extents(512), "N": extents(512), "K": extents(512)}),
     "flash_attention": st.fixed_dictionaries({"B": st.integers(1, 2), "H": st.integers(1, 3),
                                               "L": extents(512), "D": st.sampled_from([32, 64, 80, 128])}),
     "flash_decode": st.fixed_dictionaries({"B": st.integers(1, 3), "H": st.integers(1, 3),
                                            "L": extents(1024), "D": st.sampled_from([32, 64, 80, 128])}),
+    "causal_attention": st.fixed_dictionaries({"B": st.integers(1, 2), "KV": st.integers(1, 2), "G": st.integers(1, 3),
+                                               "L": extents(512), "D": st.sampled_from([32, 64, 128])}).map(
+        lambda d: {"B": d["B"], "H": d["KV"] * d["G"], "KV": d["KV"], "L": d["L"], "D": d["D"]}),
 }
 
 
@@ -126,7 +130,7 @@ def fuzz_settings(test):
 @given(data=st.data())
 def test_random_legal_schedules_run_and_match_torch(data):
     name = data.draw(st.sampled_from(sorted(SHAPES)), label="kernel")
-    shape = dict(sorted(data.draw(SHAPES[name], label="shape").items(), key=lambda kv: "BHMNKLD".index(kv[0])))
+    shape = dict(sorted(data.draw(SHAPES[name], label="shape").items(), key=lambda kv: SIZE_ORDER.index(kv[0])))
     arch = data.draw(st.sampled_from(ARCHS), label="arch")
     compilation, chosen = draw_schedule(data, name, shape, arch)
     where = reproducer(name, shape, arch, chosen)

@@ -92,7 +92,8 @@ def test_cli_bench_writes_csv_and_summary(tmp_path):
 
 def test_cli_bench_rejects_unknown_kernel():
     result = CliRunner().invoke(app, ["bench", "softmax"])
-    assert result.exit_code == 2 and "expected gemm, flash_attention, flash_decode or a FILE.py" in result.output
+    assert result.exit_code == 2 and "expected gemm, flash_attention, flash_decode, causal_attention or a FILE.py" \
+        in result.output
 
 
 def test_tileloom_style_tuning_simulates_the_models_top_k():
