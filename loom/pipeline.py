@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -118,6 +118,7 @@ class Compilation:
     selected: ModuleOp
     seconds: dict[str, float] = field(default_factory=dict)
     counts: SolveCounts | None = None  # how stage 6 dealt with the candidates (None: not by the solver)
+    placed_on: Arch | None = None  # compiled for a virtual grid (`lowering.arch`): the real one it runs on
 
     def dump(self, directory: str | Path) -> list[Path]:
         from loom.mapping.candidate_ir import candidate_module
@@ -151,21 +152,74 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     spent no further candidate starts, and those left are reported as "not solved: total time limit
     reached". `portable=True` keeps to schedules every backend can express (no reduction splits, no
     panels kept in L1): the TT-Lang backend's."""
+    from loom.backend.placement import virtual_arch
     from loom.errors import OptionError
 
     for option, value in (("--time-limit", time_limit_s), ("--total-time-limit", total_time_limit_s)):
         if value is not None and not value > 0:
             raise OptionError(f"{option}: expected a positive number of seconds, found {value:g}")
 
+    target = arch if isinstance(arch, Arch) else load_arch(arch)
+    placed_on = None
+    if schedule is not None and schedule.arch.partition("@")[0] == target.name and "@" in schedule.arch:
+        # a schedule for a virtual grid placed row-major on this one (Loom's or a baseline's)
+        target, placed_on = virtual_arch(target, tuple(int(n) for n in schedule.arch.partition("@")[2].split("x"))), \
+            target
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    lowering = run_stage("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
+    frontend = lowering.seconds.get("frontend", 0.0)  # Helion's trace: shown apart from Loom's own stages
+    seconds.update({"frontend (stage 1)": frontend, "lower (stages 2-3)": time.perf_counter() - start - frontend})
+    on_grid = dict(kernel=kernel, shape=shape, top_k=top_k, jobs=jobs, time_limit_s=time_limit_s, seed=seed,
+                   block_sizes=block_sizes, schedule=schedule, total_time_limit_s=total_time_limit_s,
+                   portable=portable, exhaustive=exhaustive)
+    result = _compile_lowered(lowering, target, seconds, placed_on=placed_on, **on_grid)
+    virtual = row_major_grid(target) if schedule is None and block_sizes is None and not portable else None
+    return _row_major_if_faster(result, virtual, seconds, on_grid) if virtual is not None else result
+
+
+def _row_major_if_faster(result: Compilation, virtual: Arch, seconds: dict[str, float], on_grid: dict) -> Compilation:
+    """The same kernel compiled for `virtual` (placed row-major on `result`'s grid, unicast and forwarding
+    only), if the model prices its best schedule below `result`'s."""
+    real = result.lowering.arch
+    try:
+        other = _compile_lowered(replace(result.lowering, arch=virtual), virtual, seconds, placed_on=real,
+                                 point_to_point=True, **on_grid)
+    except LoomError:
+        return result  # no point-to-point candidate there: the rectangles' choice stands
+    if other.ranked[0].cycles >= result.ranked[0].cycles:
+        return result
+    other.schedule.notes.append(
+        f"compiled for a {'x'.join(map(str, virtual.grid.dims))} virtual grid, its {virtual.num_cores} cores placed "
+        f"row-major on the {'x'.join(map(str, real.grid.dims))} grid (unicast and forwarding only): "
+        f"{result.ranked[0].cycles:,} modelled cycles on the grid's rectangles")
+    return other
+
+
+def row_major_grid(arch: Arch) -> Arch | None:
+    """A virtual grid of the largest power-of-two number of cores of `arch`, where no rectangle of its grid
+    holds that many (128 of Blackhole's 13 x 10), as powers of two along each dimension; else None."""
+    from loom.backend.placement import virtual_arch
+
+    if len(arch.grid.dims) != 2:
+        return None
+    most = 1 << (arch.num_cores.bit_length() - 1)
+    x, y = (1 << (d.bit_length() - 1) for d in arch.grid.dims)
+    if x * y >= most:
+        return None
+    return virtual_arch(arch, (most // y, y))
+
+
+def _compile_lowered(lowering: Lowering, target: Arch, seconds: dict[str, float], *, kernel, shape, top_k, jobs,
+                     time_limit_s, seed, block_sizes, schedule, total_time_limit_s, portable, exhaustive,
+                     placed_on: Arch | None = None, point_to_point: bool = False) -> Compilation:
+    """Stages 4-6 of `compile` on one grid (`target`, a virtual grid when `placed_on` is the real one)."""
     from loom.mapping.candidates import enumerate_candidates
     from loom.mapping.reduction import split_note
     from loom.model.constraints import build_model
     from loom.passes.l1_footprint import l1_footprint
     from loom.solve import select
     from loom.solve.materialize import materialize
-
-    target = arch if isinstance(arch, Arch) else load_arch(arch)
-    seconds: dict[str, float] = {}
 
     def timed(stage: str, fn: Callable[..., T], *a) -> T:
         start = time.perf_counter()
@@ -174,12 +228,9 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
         finally:
             seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - start
 
-    lowering = timed("lower (stages 1-3)", lower, kernel, args, target)  # symbolic IR, buffers, storage
-    frontend = lowering.seconds.get("frontend", 0.0)  # Helion's trace: shown apart from Loom's own stages
-    seconds.update({"frontend (stage 1)": frontend, "lower (stages 2-3)": seconds.pop("lower (stages 1-3)") - frontend})
     concrete = lowering.stages["concrete"]
     # views x orders x transfers
-    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable)
+    candidates = timed("candidates (stage 4)", enumerate_candidates, concrete, target, portable, point_to_point)
     if not candidates.candidates:
         raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))
@@ -205,7 +256,7 @@ def compile(kernel: object, args: tuple, arch: str | Arch = "wormhole_n150", *, 
     block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
     return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,
-                       selected, seconds, counts)
+                       selected, seconds, counts, placed_on)
 
 
 def default_jobs(cap: int = 8) -> int:

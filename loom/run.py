@@ -91,6 +91,7 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
     the architecture to run it on, its cores placed row-major."""
     best = compilation.ranked[0]
     arch = compilation.lowering.arch
+    placed_on = placed_on or compilation.placed_on
     check_numbers = reference is not None
     try:  # a program Loom built from a checked schedule that is malformed, overflows L1 or deadlocks is a Loom bug
         stage = "split (per-core programs)"

@@ -222,9 +222,12 @@ def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: 
     return options
 
 
-def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -> CandidateSet:
+def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
+                         point_to_point: bool = False) -> CandidateSet:
     """All retained candidates of a concretized (stage 3) module on `arch`; `portable` leaves out
-    what not every backend expresses (reduction splits, forwarding chains, panels kept in L1)."""
+    what not every backend expresses (reduction splits, forwarding chains, panels kept in L1);
+    `point_to_point` keeps only unicast and forwarding (a virtual grid placed row-major on the real
+    one, where a multicast's rectangle need not land on a rectangle; `loom.backend.placement`)."""
     start = time.perf_counter()
     grid, labels, syms = grid_axes(module)
     axes = _axis_extents(module, labels, syms)
@@ -255,7 +258,10 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False) -
         candidates = [dataclasses.replace(c, hoists=False, even_splits=True) for c in candidates
                       if not any(t.mode.startswith("forward") for t in c.transfers)
                       and _lockstep_possible(c.axes, c.transfers, alignment)]
-    loop = None if portable else reduction_loop(module)
+    if point_to_point:
+        candidates = [c for c in candidates if all(t.mode == "unicast" or t.mode.startswith("forward")
+                                                   for t in c.transfers)]
+    loop = None if portable or point_to_point else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
     modes_per_load = 1 + len(arch.noc.multicast) + len(arch.grid.dims)  # unicast, multicasts, forwarding
