@@ -1,0 +1,30 @@
+"""The model's trip counts of a loop to an enclosing tile's end (`hl.tile(0, tile_m.end)`): the busiest
+core's average, contiguous or balanced in block pairs (`LatencyModel.twice_trips_until`)."""
+
+from __future__ import annotations
+
+from loom.model import expr as E
+from loom.model.heg import Compute, For, Until
+from loom.model.latency import LatencyModel
+
+
+def _twice(spatial: int, balanced: int, extent: int = 2048, outer: int = 32, inner: int = 32) -> int:
+    loop = For("tile_n_idx", (extent, "tile_n"), Compute([]), until=Until("tile_m", extent, "tile_m", spatial))
+    return E.evaluate(LatencyModel.twice_trips_until(loop), {"tile_m": outer, "tile_n": inner, loop.until.knob: balanced})
+
+
+def test_one_core_runs_the_whole_triangle():
+    # 64 query blocks on one core: (1 + 2 + ... + 64) / 64 = 32.5 key blocks per query block
+    assert _twice(1, 0) == 65
+
+
+def test_a_contiguous_range_prices_the_last_core_and_pairs_price_the_mean():
+    # 64 blocks over 32 cores, 2 each: the last core runs blocks 62 and 63 (63 + 64 trips); in pairs
+    # every core runs i and 63 - i (65 trips)
+    assert _twice(32, 0) == 127
+    assert _twice(32, 1) == 65
+
+
+def test_a_query_block_of_several_key_blocks_scales_the_trips():
+    # blocks of 64 queries and 32 keys: 32 query blocks, each 2 (i + 1) key blocks; one core averages 33
+    assert _twice(1, 0, outer=64, inner=32) == 66
