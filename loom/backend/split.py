@@ -328,11 +328,9 @@ class ProgramBuilder:
                           (grid_arg, P.Affine(tiles - 1 - index[axis] * counts[axis]) - step)]
         if not halves:
             return self.loop_nest(env, counts, coord)
-        parts = []
-        for grid_arg, position in halves:
-            parts.append(self.loop_nest({**env, grid_arg: position}, counts, coord)[0])
-        first, second = parts
-        return (_Roles(*(first.get(r) + second.get(r) for r in ("reader", "compute", "writer"))), (), ())
+        (first, *extra), (second, *_) = [self.loop_nest({**env, grid_arg: position}, counts, coord)
+                                          for grid_arg, position in halves]
+        return (_Roles(*(first.get(r) + second.get(r) for r in ("reader", "compute", "writer"))), *extra)
 
     def loop_nest(self, env: dict, counts: dict, coord) -> tuple[_Roles, tuple, tuple]:
         """The tile body under the temporal loops of the candidate's order, `counts` trips each."""
