@@ -169,7 +169,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
-    bounded = _bounded_loops(device_ir, bound.env.block_sizes)
+    bounded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
@@ -181,6 +181,11 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
                                               bounded_by=outer.block_id)
             continue
+        if not isinstance(info.size, int) and info.block_id in shifted:
+            raise UnsupportedError(
+                f"`{label}` starts at an enclosing tile (`hl.tile(tile.begin, …)`, a banded loop): not supported "
+                "yet; expected a loop from 0, to a static extent or to an enclosing tile's end "
+                "(`hl.tile(0, tile_m.end)`)", _node_location(shifted[info.block_id], source_file, source_lines))
         if not isinstance(info.size, int):
             raise UnsupportedError(
                 f"`{label}` tiles a dimension of symbolic size {info.size}; expected a static size "
@@ -239,25 +244,28 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 _MISSING = object()
 
 
-def _bounded_loops(device_ir, block_sizes) -> dict[int, int]:
+def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, torch.fx.Node]]:
     """Loop block id -> outer block id, for each device loop `hl.tile(0, tile_m.end)`: it starts at 0
-    and ends where an enclosing tile ends (causal attention's keys up to the query block's last row)."""
+    and ends where an enclosing tile ends (causal attention's keys up to the query block's last row);
+    and loop block id -> its `_for_loop` node, for each loop that starts elsewhere than 0."""
     by_var: dict = {}
     for info in block_sizes:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
-    out = {}
+    out, shifted = {}, {}
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
             if _target_name(node) != "_for_loop":
                 continue
             graph_id, begins, ends, _ = node.args
+            if begins != [0]:
+                shifted.update({block: node for block in device_ir.graphs[graph_id].block_ids})
             if begins != [0] or len(ends) != 1 or _target_name(ends[0]) != "tile_end":
                 continue
             size = ends[0].args[0].meta.get("val") if isinstance(ends[0].args[0], torch.fx.Node) else None
             outer = by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
             if outer is not None:
                 out[device_ir.graphs[graph_id].block_ids[0]] = outer
-    return out
+    return out, shifted
 
 
 def _with_static_shapes(kernel):

@@ -187,9 +187,9 @@ class KernelLowering(AccessLowering, ComputeLowering, PositionLowering, TailLowe
         """Trips of `hl.tile(0, outer.end)`: ceil(min((i + 1) * outer block, outer extent) / block), i the
         outer tile's index; the solver keeps the block a divisor of the outer one (`loom.until`)."""
         outer = self.k.blocks[block.bounded_by]
-        if outer.block_id not in self.iv_value or block.fixed is not None or outer.fixed is not None:
-            raise UnsupportedError(f"a loop to `{outer.label}.end` needs `{outer.label}` to be an enclosing tile "
-                                   "and both block sizes left to the solver", self.k.location(node))
+        if outer.block_id not in self.k.grid_block_ids or block.fixed is not None or outer.fixed is not None:
+            raise UnsupportedError(f"a loop to `{outer.label}.end` needs `{outer.label}` to be a tile of the launch "
+                                   "grid and both block sizes left to the solver", self.k.location(node))
         following = self.b.insert(arith.AddiOp(self.iv_value[outer.block_id], self.const(1))).result
         end = self.b.insert(arith.MuliOp(following, self.size_value[outer.block_id])).result
         end = self.b.insert(arith.MinUIOp(end, self.const(outer.extent))).result

@@ -10,7 +10,8 @@ from loom.model.latency import LatencyModel
 
 def _twice(spatial: int, balanced: int, extent: int = 2048, outer: int = 32, inner: int = 32) -> int:
     loop = For("tile_n_idx", (extent, "tile_n"), Compute([]), until=Until("tile_m", extent, "tile_m", spatial))
-    return E.evaluate(LatencyModel.twice_trips_until(loop), {"tile_m": outer, "tile_n": inner, loop.until.knob: balanced})
+    values = {"tile_m": outer, "tile_n": inner, loop.until.knob: balanced}
+    return E.evaluate(LatencyModel.twice_trips_until(loop), values)
 
 
 def test_one_core_runs_the_whole_triangle():
