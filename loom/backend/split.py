@@ -49,6 +49,7 @@ from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
 from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
+from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import load_engine
@@ -381,10 +382,9 @@ class ProgramBuilder:
     def trips_until(self, loop: scf.ForOp, env: dict) -> P.Trips:
         """The trips of a loop to an enclosing tile's end: ceil(min(end, extent) / block), `end` affine in
         the enclosing loops (`KernelLowering.bounded_trip_count`)."""
-        ceil = loop.ub.owner
-        end, extent = ceil.lhs.owner.lhs, ceil.lhs.owner.rhs
-        block = self.value(ceil.rhs, env).const
-        return P.Trips(self.value(end, env), block, -(-self.value(extent, env).const // block))
+        bounds = until_bounds(loop)
+        block = self.value(bounds.block, env).const
+        return P.Trips(self.value(bounds.end, env), block, -(-self.value(bounds.extent, env).const // block))
 
     def value(self, v: SSAValue, env: dict) -> P.Affine:
         """An index value as an affine expression of loop variables (block sizes are constants now)."""

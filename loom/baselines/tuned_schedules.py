@@ -59,10 +59,15 @@ def tuned_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> list[Baselin
 
 
 def tuned_flash_attention(shape: dict, arch: Arch) -> list[Baseline]:
+    return _chunk_sweep(ttnn_flash_attention, product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS), shape, arch)
+
+
+def _chunk_sweep(sdpa: Callable[..., Baseline], pairs, shape: dict, arch: Arch) -> list[Baseline]:
+    """TTNN's SDPA `sdpa` at each (q_chunk, k_chunk) of `pairs` it runs; ScheduleError when none does."""
     out, refused = [], []
-    for q_chunk, k_chunk in product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS):
+    for q_chunk, k_chunk in pairs:
         try:
-            baseline = ttnn_flash_attention(shape, arch, q_chunk, k_chunk)
+            baseline = sdpa(shape, arch, q_chunk, k_chunk)
         except ScheduleError as err:
             refused.append(f"{q_chunk}x{k_chunk}: {err.message}")
             continue
@@ -80,18 +85,8 @@ def tuned_flash_decode(shape: dict, arch: Arch) -> list[Baseline]:
 
 
 def tuned_causal_attention(shape: dict, arch: Arch) -> list[Baseline]:
-    out, refused = [], []
-    for q_chunk, k_chunk in sorted(set(product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS)) | set(STATED_CAUSAL_CHUNKS)):
-        try:
-            baseline = ttnn_causal_attention(shape, arch, q_chunk, k_chunk)
-        except ScheduleError as err:
-            refused.append(f"{q_chunk}x{k_chunk}: {err.message}")
-            continue
-        baseline.schedule.notes.insert(1, f"production chunk sizes: q_chunk {q_chunk}, k_chunk {k_chunk}")
-        out.append(baseline)
-    if not out:
-        raise ScheduleError("no production chunk pair runs here: " + "; ".join(refused))
-    return out
+    pairs = sorted(set(product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS)) | set(STATED_CAUSAL_CHUNKS))
+    return _chunk_sweep(ttnn_causal_attention, pairs, shape, arch)
 
 
 TTNN_TUNED = {"matmul": tuned_gemm, "flash_attention": tuned_flash_attention, "flash_decode": tuned_flash_decode,

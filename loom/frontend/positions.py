@@ -70,20 +70,19 @@ class PositionLowering:
             if all(i is None or i == slice(None) for i in node.args[1]):
                 return args[0]
         op = name.removeprefix("aten.").split(".")[0]
-        if op in ("add", "sub") and _affine(args[0]) and _affine(args[1]):
-            first = args[0] if isinstance(args[0], Position) else Position((), args[0])
-            return first.plus(args[1], 1 if op == "add" else -1)
+        if len(args) >= 2 and _affine(args[0]) and _affine(args[1]):
+            left = args[0] if isinstance(args[0], Position) else Position((), args[0])
+            if op in ("add", "sub"):
+                return left.plus(args[1], 1 if op == "add" else -1)
+            if op in _COMPARE:
+                sign, const = _COMPARE[op]
+                return Predicate((left.plus(args[1], -1).times(sign).plus(const),))
+            if op == "eq":
+                diff = left.plus(args[1], -1)
+                return Predicate((diff, diff.times(-1)))
         if op == "mul" and {type(a) for a in args[:2]} == {Position, int}:
             pos, k = (args[0], args[1]) if isinstance(args[0], Position) else (args[1], args[0])
             return pos.times(k)
-        if op in _COMPARE and _affine(args[0]) and _affine(args[1]):
-            sign, const = _COMPARE[op]
-            left = args[0] if isinstance(args[0], Position) else Position((), args[0])
-            return Predicate((left.plus(args[1], -1).times(sign).plus(const),))
-        if op == "eq" and _affine(args[0]) and _affine(args[1]):
-            left = args[0] if isinstance(args[0], Position) else Position((), args[0])
-            diff = left.plus(args[1], -1)
-            return Predicate((diff, diff.times(-1)))
         if name in _AND and all(isinstance(a, Predicate) for a in args[:2]):
             return Predicate(args[0].half_planes + args[1].half_planes)
         if name in _NOT and isinstance(args[0], Predicate):

@@ -30,6 +30,7 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, 
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
+from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, element_bytes, symbolic_dims
 from loom.mapping.candidates import Candidate, Transfer
 from loom.mapping.reduction import Split
@@ -254,22 +255,25 @@ def _dtypes(op: Operation) -> tuple[str, ...]:
 def _loop_trips(loop: scf.ForOp) -> tuple[Dim, Dim]:
     """(extent, block) of a device loop `for i in 0..ceil(extent / block)`; of one to an enclosing tile's
     end, `ceil(min(end, extent) / block)`, the most it runs."""
-    ub = loop.ub.owner
+    ub, until = loop.ub.owner, until_bounds(loop)
+    if until is not None:
+        return until.extent.owner.value.value.data, _dim(until.block)
     if isinstance(ub, arith.CeilDivUIOp):
-        block = ub.rhs.owner
-        extent = ub.lhs.owner.rhs if isinstance(ub.lhs.owner, arith.MinUIOp) else ub.lhs
-        return extent.owner.value.value.data, (block.label if isinstance(block, SymOp) else block.value.value.data)
+        return ub.lhs.owner.value.value.data, _dim(ub.rhs)
     return ub.value.value.data, 1
 
 
+def _dim(size: SSAValue) -> Dim:
+    """A block size: its loom.sym label, or the constant."""
+    return size.owner.label if isinstance(size.owner, SymOp) else size.owner.value.value.data
+
+
 def _until(loop: scf.ForOp) -> Until | None:
-    """A loop to an enclosing tile's end: that tile's axis, extent and block (`arith.muli(i + 1, block)`)."""
-    if "loom.until" not in loop.attributes:
+    """A loop to an enclosing tile's end: that tile's axis, extent and block."""
+    bounds = until_bounds(loop)
+    if bounds is None:
         return None
-    end = loop.ub.owner.lhs.owner.lhs.owner  # ceil(min((i + 1) * block, extent) / b)
-    block, extent = end.rhs.owner, loop.ub.owner.lhs.owner.rhs.owner
-    return Until(loop.attributes["loom.until"].data, extent.value.value.data,
-                 block.label if isinstance(block, SymOp) else block.value.value.data)
+    return Until(loop.attributes["loom.until"].data, bounds.extent.owner.value.value.data, _dim(bounds.outer_block))
 
 
 def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split: Split | None = None) -> Pipe:
