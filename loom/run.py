@@ -53,8 +53,8 @@ def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
     out = {}
     for tensor, array in zip(tensors, arrays):
         data = array.detach().float().numpy()
-        if tensor.vector is not None and data.ndim == 1:
-            data = data[None, :] if tensor.vector == "row" else data[:, None]
+        if tensor.vector is not None and data.ndim == len(tensor.shape) - 1:  # a vector, or a batch of them
+            data = np.expand_dims(data, -2 if tensor.vector == "row" else -1)
         if data.ndim != len(tensor.shape):  # an argument the host code reshaped (`x.reshape(b * m, k)`)
             if data.size == int(np.prod(tensor.shape)):
                 data = data.reshape(tensor.shape)
@@ -147,8 +147,8 @@ def _check(program: Program, sim, reference, args: tuple, returned: list[str],
         ref = expected_tensor.detach().float().numpy()
         data = sim.outputs[output.name]
         data = data[tuple(slice(0, s) for s in shapes.get(output.name, data.shape))]  # the padding dropped
-        if output.vector is not None and ref.ndim == 1:  # a rank-1 output held as a row or a column
-            data = data[0] if output.vector == "row" else data[:, 0]
+        if output.vector is not None and ref.ndim == data.ndim - 1:  # a vector output held as a row or column
+            data = data[..., 0, :] if output.vector == "row" else data[..., 0]
         if data.shape != ref.shape and data.size == ref.size:  # the host returns it reshaped (`out.view(…)`)
             got = data.reshape(ref.shape)
         elif data.ndim == ref.ndim:

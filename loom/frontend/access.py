@@ -110,13 +110,16 @@ class AccessLowering:
         layout = self.vectors.get(tensor.args[0]) if target_name(tensor) == "_host_tensor" else None
         if layout is None:
             return index
+        batch = tensor.meta["val"].dim() - 1  # a batch of vectors: its batch entries first, as they are
+        lead, index = index[:batch], index[batch:]
         entries = [e for e in index if e is not None]
-        if len(entries) != 1 or len(index) > 2:
-            raise UnsupportedError(f"index {index} of the rank-1 tensor `{tensor.args[0]}`; expected one entry, "
-                                   "with `None` before it (a row) or after it (a column)", self.k.location(node))
+        if len(entries) != 1 or len(index) > 2 or None in lead:
+            raise UnsupportedError(f"index {lead + index} of the vector `{tensor.args[0]}`; expected one entry "
+                                   "(after its batch entries), with `None` before it (a row) or after it (a column)",
+                                   self.k.location(node))
         if layout == "row":
-            return [slice(None), entries[0]]
-        return [entries[0], slice(None) if len(index) == 2 else 0]
+            return [*lead, slice(None), entries[0]]
+        return [*lead, entries[0], slice(None) if len(index) == 2 else 0]
 
     def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
         """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""

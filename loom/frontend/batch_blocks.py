@@ -22,7 +22,9 @@ from loom.frontend.tiles import target_name
 
 def with_batch_blocks_of_one(kernel: TracedKernel) -> tuple[TracedKernel, set[int]]:
     """`kernel` with the block size of every batch block (see the module) fixed at 1, and their ids. A
-    leading block the source fixes at another size stays as it is (the access refuses it)."""
+    leading block the source fixes at another size stays as it is (the access refuses it). A batch block
+    may also index the second-to-last dimension of a tensor (`lse[tile_b, tile_m]`): that tensor is then a
+    batch of vectors, laid out like a rank-1 tensor in each slice (`global_tensors.vector_layouts`)."""
     leading, trailing = _indexed_dims(kernel)
     batch = {i for i in leading - trailing if kernel.blocks[i].fixed in (None, 1)}
     blocks = {i: dataclasses.replace(b, fixed=1) if i in batch else b for i, b in kernel.blocks.items()}
@@ -30,8 +32,8 @@ def with_batch_blocks_of_one(kernel: TracedKernel) -> tuple[TracedKernel, set[in
 
 
 def _indexed_dims(kernel: TracedKernel) -> tuple[set[int], set[int]]:
-    """Block ids that index a leading dimension of a global tensor, and those that index one of its
-    last two, over every load and store of the kernel."""
+    """Block ids that index a leading dimension of a global tensor, and those that index its last one,
+    over every load and store of the kernel."""
     by_symbol = {b.symbol: b.block_id for b in kernel.blocks.values()}
     leading: set[int] = set()
     trailing: set[int] = set()
@@ -44,13 +46,16 @@ def _indexed_dims(kernel: TracedKernel) -> tuple[set[int], set[int]]:
             if not isinstance(tensor, torch.Tensor) or None in index or len(index) != tensor.dim():
                 continue  # rank-1 layouts and other index forms: their blocks are not batch blocks
             for dim, entry in enumerate(index):
-                block = by_symbol.get(_symbol(entry))
+                block = by_symbol.get(tile_symbol(entry))
                 if block is not None:
-                    (leading if dim < len(index) - 2 else trailing).add(block)
+                    if dim < len(index) - 2:
+                        leading.add(block)
+                    elif dim == len(index) - 1:
+                        trailing.add(block)
     return leading, trailing
 
 
-def _symbol(entry: object) -> object:
+def tile_symbol(entry: object) -> object:
     """The block-size symbol of a tile index entry (`tile_b`), else None."""
     if not isinstance(entry, torch.fx.Node) or target_name(entry) not in ("_get_symnode", "aten.sym_size.int"):
         return None

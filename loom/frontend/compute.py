@@ -117,6 +117,29 @@ class ComputeLowering:
         op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
         return Tile(self.located(op, node).results[0], dims)
 
+    def lower_squeeze(self, node: torch.fx.Node, env: dict) -> Tile:
+        """`x.squeeze(d)` / `x.unsqueeze(d)`: a unit dim dropped or added. Both relabel the tile; a unit dim
+        that `[:, None]` or `keepdim=True` added is dropped without touching the data, any other is refused."""
+        src: Tile = env[node.args[0]]
+        shape = node.args[0].meta["val"].shape
+        batch = self.batch_positions(node.args[0])
+        if target_name(node) == "aten.unsqueeze.default":
+            at = node.args[1] % (len(shape) + 1)
+            at -= sum(b < at for b in batch)
+            expanded = tuple(e + (e >= at) for e in src.expanded) + (at,)
+            return Tile(src.value, [*src.dims[:at], 1, *src.dims[at:]], expanded)
+        given = node.args[1] if len(node.args) > 1 else range(len(shape))
+        positions = [d % len(shape) for d in ([given] if isinstance(given, int) else given)]
+        dims, expanded = list(src.dims), list(src.expanded)
+        for pos in sorted((p for p in positions if p not in batch and shape[p] == 1), reverse=True):
+            at = pos - sum(b < pos for b in batch)
+            if at not in expanded:
+                raise UnsupportedError("squeezing a unit dimension the tile holds is not supported yet; expected a "
+                                       "dimension that `[:, None]` or `keepdim=True` added", self.k.location(node))
+            del dims[at]
+            expanded = [e - (e > at) for e in expanded if e != at]
+        return Tile(src.value, dims, tuple(expanded))
+
     def matmul(self, lhs: Tile, rhs: Tile, acc: Tile, node: torch.fx.Node) -> Tile:
         if len(lhs.dims) != 2 or len(rhs.dims) != 2:
             raise UnsupportedError("only 2-D matrix products are supported", self.k.location(node))
@@ -133,6 +156,14 @@ class ComputeLowering:
         except ValueError as err:
             raise UnsupportedError(str(err), self.k.location(node)) from None
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
+        common = _expanded_in_all(operands, dims)
+        if common:  # `max(m[:, None], amax(s, -1, keepdim=True))`: computed without the unit dims all add
+            inner = self.elementwise_values(node, [_without_dims(o, common) for o in operands],
+                                            [d for i, d in enumerate(dims) if i not in common], out_type, op)
+            return Tile(inner.value, dims, common)
+        return self.elementwise_values(node, operands, dims, out_type, op)
+
+    def elementwise_values(self, node, operands: list, dims: list, out_type, op) -> Tile:
         body = op.ir if op is not None else None  # None: prims.convert_element_type
         row = any(isinstance(o, Tile) and o.row for o in operands) and len(dims) == 1
         if row and not all(o.row for o in operands if isinstance(o, Tile)):
@@ -159,7 +190,9 @@ class ComputeLowering:
         tiles = [o for o in operands if isinstance(o, Tile)]
         maps = [_broadcast_map(t, dims) for t in tiles] + [AffineMap.identity(rank)]
         scalars = {i: o for i, o in enumerate(operands) if not isinstance(o, Tile)}
-        scalar_values = {i: self.fconst(v, out_type) for i, v in scalars.items()}
+        # a number stays fp32 (as the vector unit takes it) and meets a bf16 / f16 tile in the body, where the
+        # op runs: `x * 0.18` rounds the product to bf16, not the number first (as torch computes it)
+        scalar_values = {i: self.fconst(v, f32 if out_type in (bf16, f16) else out_type) for i, v in scalars.items()}
         init = self.empty(dims, out_type)
         body = Block(arg_types=[t.value.type.element_type for t in tiles] + [out_type])
         bb = Builder(InsertPoint.at_end(body))
@@ -218,6 +251,12 @@ class ComputeLowering:
 
     # ------------------------------------------------------------------ loops
 
+RELABELS = {"aten.permute.default": "lower_permute", "aten.squeeze.dim": "lower_squeeze",
+            "aten.squeeze.dims": "lower_squeeze", "aten.squeeze.default": "lower_squeeze",
+            "aten.unsqueeze.default": "lower_squeeze"}
+"""Ops that relabel a tile's dims, by the `ComputeLowering` method that lowers them."""
+
+
 @dataclass
 class _Fusion:
     accumulate: dict  # add node -> (lhs, rhs, accumulator node)
@@ -257,6 +296,25 @@ def _first_broadcasts(operands: list, dims: list) -> bool:
         return False
     whole = AffineMap.identity(len(dims))
     return _broadcast_map(operands[0], dims) != whole and _broadcast_map(operands[1], dims) == whole
+
+
+def _expanded_in_all(operands: list, dims: list) -> tuple[int, ...]:
+    """The unit dims that `[:, None]` or `keepdim=True` added to every tile operand of an elementwise op of
+    output `dims` (each operand of the output's rank), in order; () if there is none."""
+    tiles = [o for o in operands if isinstance(o, Tile)]
+    if not tiles or any(t.row or len(t.dims) != len(dims) for t in tiles):
+        return ()
+    common = set(tiles[0].expanded).intersection(*(t.expanded for t in tiles[1:]))
+    return tuple(sorted(p for p in common if dims[p] == 1))
+
+
+def _without_dims(operand: object, positions: tuple[int, ...]) -> object:
+    """A tile operand with the given virtual unit dims dropped (numbers pass through)."""
+    if not isinstance(operand, Tile):
+        return operand
+    kept = [e for e in operand.expanded if e not in positions]
+    return Tile(operand.value, [d for i, d in enumerate(operand.dims) if i not in positions],
+                tuple(e - sum(p < e for p in positions) for e in kept))
 
 
 def _without_batch(index: list, batch: list[int]) -> list:

@@ -8,25 +8,29 @@ import torch
 import torch.fx
 
 from loom.errors import UnsupportedError
+from loom.frontend.batch_blocks import tile_symbol
 from loom.frontend.helion import TracedKernel
 from loom.frontend.tiles import IDENTITY, target_name
 
 
-def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> dict[str, str]:
+def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor], batch_symbols: set) -> dict[str, str]:
     """How each rank-1 tensor is laid out as a matrix: "col" (N x 1: one value per row, the layout of a
     row reduction's result, `out[tile_m] = x[tile_m, :].sum(-1)`) or "row" (1 x N, a vector broadcast
     down the rows, `w[None, :]`, or `acc + b[tile_n]` by torch's broadcasting): by how the kernel indexes
-    and uses it, the same way at every access."""
+    and uses it, the same way at every access. A tensor whose leading dimensions are all indexed by batch
+    blocks (`lse[tile_b, tile_m]`, see `batch_blocks`) is a batch of such vectors, laid out the same way in
+    each slice."""
     layouts: dict[str, str] = {}
     for graph in kernel.graphs():
         for node in graph.nodes:
             if target_name(node) not in ("load", "store") or target_name(node.args[0]) != "_host_tensor":
                 continue
             name = node.args[0].args[0]
-            if name not in tensors or tensors[name].dim() != 1:
-                continue
             index = list(node.args[1])
-            layout = "row" if (index and index[0] is None) or _used_as_row(node) else "col"
+            if name not in tensors or not _a_vector(tensors[name], index, batch_symbols):
+                continue
+            vector_index = index[tensors[name].dim() - 1:]
+            layout = "row" if (vector_index and vector_index[0] is None) or _used_as_row(node) else "col"
             if layouts.setdefault(name, layout) != layout:
                 raise UnsupportedError(
                     f"the rank-1 tensor `{name}` is indexed both as a row (`{name}[None, …]`) and as a column "
@@ -34,10 +38,20 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor]) -> di
     return layouts
 
 
+def _a_vector(tensor: torch.Tensor, index: list, batch_symbols: set) -> bool:
+    """A rank-1 tensor, or one whose index starts with a batch block for every dimension but the last."""
+    if tensor.dim() == 1:
+        return True
+    leading = index[:tensor.dim() - 1]
+    return len(index) >= tensor.dim() and all(tile_symbol(e) in batch_symbols for e in leading)
+
+
 def _used_as_row(load: torch.fx.Node) -> bool:
-    """A rank-1 load whose value is broadcast down rows: `w[tile_n][None, :]`, or by torch's implicit
+    """A vector load whose value is broadcast down rows: `w[tile_n][None, :]`, or by torch's implicit
     broadcasting, which aligns a rank-1 operand with the last dimension (`acc + bias[tile_n]`); followed
-    through format conversions and rank-1 elementwise ops. `w[tile_m][:, None]` is a column."""
+    through format conversions and elementwise ops of the vector's rank. `w[tile_m][:, None]` is a column.
+    A batch of vectors (`lse[tile_b, tile_m]`, rank 2) counts ranks above its own."""
+    base = _rank(load) or 1
     stack, seen = [load], set()
     while stack:
         node = stack.pop()
@@ -47,13 +61,14 @@ def _used_as_row(load: torch.fx.Node) -> bool:
             seen.add(user)
             name = target_name(user)
             if name == "subscript":
-                if list(user.args[1])[:1] == [None]:
+                entries = list(user.args[1])
+                if len(entries) >= base and entries[base - 1] is None:
                     return True
                 continue  # `[:, None]`: a column
             rank = _rank(user)
-            if name in ("prims.convert_element_type.default", *IDENTITY) or (name.startswith("aten.") and rank == 1):
+            if name in ("prims.convert_element_type.default", *IDENTITY) or (name.startswith("aten.") and rank == base):
                 stack.append(user)
-            elif name.startswith("aten.") and rank is not None and rank >= 2:
+            elif name.startswith("aten.") and rank is not None and rank > base:
                 return True
     return False
 
@@ -64,7 +79,9 @@ def _rank(node: torch.fx.Node) -> int | None:
 
 
 def laid_out(shape: list[int], layout: str | None) -> list[int]:
-    return {None: shape, "row": [1, *shape], "col": [*shape, 1]}[layout]
+    """A tensor's shape as the per-core programs hold it: a vector (or a batch of them) gains a unit
+    dimension, before its last (a row) or after it (a column)."""
+    return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1]}[layout]
 
 
 def check_no_read_back(kernel: TracedKernel, created: list[str]) -> None:

@@ -47,6 +47,7 @@ from loom.frontend.access import AccessLowering
 from loom.frontend.batch_blocks import with_batch_blocks_of_one
 from loom.frontend.compute import (
     MATMULS,
+    RELABELS,
     REWRITTEN,
     ComputeLowering,
     _fusable_matmuls,
@@ -104,7 +105,7 @@ class KernelLowering(AccessLowering, ComputeLowering, PositionLowering, TailLowe
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
                     f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
         check_no_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
-        self.vectors = vector_layouts(self.k, tensors)
+        self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
         arg_types = [MemRefType(element_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]
         entry = Block(arg_types=arg_types)
@@ -365,8 +366,8 @@ class KernelLowering(AccessLowering, ComputeLowering, PositionLowering, TailLowe
             return result
         if name in _ACCUMULATING_MATMULS:
             return self.lower_accumulating_matmul(node, env)
-        if name == "aten.permute.default":
-            return self.lower_permute(node, env)
+        if name in RELABELS:
+            return getattr(self, RELABELS[name])(node, env)
         if elementwise_op(name) is not None or name in ("prims.convert_element_type.default", *REWRITTEN):
             for arg in node.args[:2]:
                 if isinstance(arg, torch.fx.Node) and isinstance(env.get(arg), torch.fx.Node):

@@ -72,6 +72,45 @@ def inputs(B: int = 4, M: int = 32, N: int = 32):
     return (torch.randn(B, M, N),)
 '''
 
+ROW_STATS = HEADER + '''
+
+@helion.kernel(static_shapes=True)
+def row_stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    b, m, n = x.size()
+    out = torch.empty_like(x)
+    lse = torch.empty([b, m], dtype=torch.float32, device=x.device)
+    for tile_b, tile_m in hl.tile([b, m]):
+        values = x[tile_b, tile_m, :].to(torch.float32) * 0.18033688
+        floor = hl.full([tile_b, tile_m], -1.0e30, dtype=torch.float32)
+        top = torch.maximum(floor[:, :, None], torch.amax(values, -1, keepdim=True)).squeeze(-1)
+        total = torch.sum(torch.exp(values - top.unsqueeze(-1)), -1)
+        lse[tile_b, tile_m] = top + torch.log(total)
+        out[tile_b, tile_m, :] = (x[tile_b, tile_m, :] * 0.18033688)
+    return out, lse
+
+
+def inputs(B: int = 3, M: int = 64, N: int = 64):
+    return (torch.randn(B, M, N, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16),)
+
+
+def reference(x):
+    return x * 0.18033688, torch.logsumexp(x.float() * 0.18033688, -1)
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "ring32"])
+def test_a_batch_of_row_statistics_stored_per_slice_matches_torch(tmp_path, arch):
+    """`lse[tile_b, tile_m]` (Helion's causal attention): a rank-2 tensor whose first dimension a batch tile
+    indexes is a batch of columns; `squeeze(-1)` / `unsqueeze(-1)` of a `keepdim` result relabel it; and
+    `x * 0.18…` on bf16 rounds the product, not the number (exactly torch's bf16 result)."""
+    outcome = run_kernel_text(tmp_path, ROW_STATS, arch)
+    assert outcome.check.ok, outcome.check
+    lse = next(t for t in outcome.program.tensors if t.name == "lse")
+    assert lse.vector == "col" and lse.shape[:2] == (3, 64)  # a column of each batch slice
+    out = outcome.sim.outputs["out"][:, :64, :64]
+    x = load_kernel_file(tmp_path / "kernel.py").example_args()[0]
+    assert (out == (x * 0.18033688).float().numpy()).all()
+
 
 @pytest.mark.parametrize("batch", [1, 3, 4])
 def test_helions_bmm_with_a_batch_tile_matches_torch(tmp_path, batch):
