@@ -119,6 +119,7 @@ class Compilation:
     seconds: dict[str, float] = field(default_factory=dict)
     counts: SolveCounts | None = None  # how stage 6 dealt with the candidates (None: not by the solver)
     placed_on: Arch | None = None  # compiled for a virtual grid (`lowering.arch`): the real one it runs on
+    kernel: object = None  # the Helion kernel compiled: `loom run` runs its host code after the device loop
 
     def dump(self, directory: str | Path) -> list[Path]:
         from loom.mapping.candidate_ir import candidate_module
@@ -256,7 +257,7 @@ def _compile_lowered(lowering: Lowering, target: Arch, seconds: dict[str, float]
     block = {k: v for k, v in ranked[0].values.items() if k in ranked[0].model.problem.domains}
     selected = timed("materialize (stage 6)", materialize, concrete, ranked[0].model.candidate, block)
     return Compilation(lowering, candidates, ranked[:max(top_k, 1)] if top_k else ranked, rejected, chosen,
-                       selected, seconds, counts, placed_on)
+                       selected, seconds, counts, placed_on, kernel)
 
 
 def default_jobs(cap: int = 8) -> int:

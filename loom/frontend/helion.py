@@ -21,7 +21,7 @@ import torch
 import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
-from loom.frontend.host_code import check_nothing_after_the_loop
+from loom.frontend.host_code import read_host_return
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             SourceLocation(source_file, first_line),
         )
 
-    returns = check_nothing_after_the_loop(source_lines, def_line, source_file)
+    host_return = read_host_return(source_lines, def_line)
 
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
@@ -236,7 +236,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         param_names=params,
         scalars=scalars,
         branches=branches,
-        returns=returns,
+        returns=host_return.names,
         aliases={view: base for view, (base, _) in aliases.items()},
     )
 
@@ -282,7 +282,9 @@ def _with_static_shapes(kernel):
 def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first_line: int, at) -> dict:
     """Tensors the device code reads that the host code made as views of others (`x_2d = x.reshape(…)`).
     A contiguous reshape of a contiguous argument is the argument's memory seen with another shape: it is
-    returned as {view: (argument, its fake tensor)}. Any other view is refused at the line that makes it."""
+    returned as {view: (argument, its fake tensor)}. A contiguous reshape of a tensor the host code creates
+    (`out_flat = out.view(-1)`) is an output of its own, which `loom run` hands back to the host code
+    (`loom.host_epilogue`). Any other view is refused at the line that makes it."""
     aliases = {}
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
@@ -292,8 +294,9 @@ def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first
             if isinstance(val, torch.Tensor) and val._is_view():
                 name = node.args[0]
                 base = next((param for param, fake in fakes.items() if val._base is fake), None)
-                if base is not None and val.is_contiguous() and val._base.is_contiguous() and val.dim() >= 2:
-                    aliases[name] = (base, val)
+                if val.is_contiguous() and val._base.is_contiguous():
+                    if base is not None:
+                        aliases[name] = (base, val)
                     continue
                 pattern = re.compile(rf"^\s*{re.escape(name)}\s*(:[^=]*)?=[^=]")
                 line = next((first_line + i for i, text in enumerate(lines[first_line - 1:]) if pattern.match(text)),
@@ -301,8 +304,8 @@ def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first
                 raise UnsupportedError(
                     f"`{name}` is a view of another tensor made in the host code (shape {list(val.shape)}); expected "
                     "the device loops to index the kernel's arguments and the tensors it creates "
-                    "(torch.empty…) directly, or a contiguous reshape of an argument to 2 or more dimensions: "
-                    "other views made on the host are not supported yet", at(line))
+                    "(torch.empty…) directly, or a contiguous reshape of them: other views made on the host are not "
+                    "supported yet", at(line))
     return aliases
 
 

@@ -1,32 +1,40 @@
-"""The host code after a kernel's device loop: Loom compiles the loop, not torch code run after it.
+"""The host code after a kernel's device loop: Loom compiles the loop; the host code runs in torch.
 
 Helion runs the statements after the last `for … in hl.tile(…)` on the host (`return torch.sum(loss)`,
-`loss = loss / n` then `return loss`). Loom's per-core programs end with the loop, so such a kernel
-would return the loop's tensors instead: it is refused at the first such statement.
+`loss = loss / n` then `return loss`). Loom compiles the device loop into per-core programs; `loom run`
+runs such host code in torch on the simulated results (`loom.host_epilogue`), as Helion would, and the
+simulated time does not include it. A kernel that ends with `return` of the loop's tensors (or of
+reshapes of them) has no such code.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 
-from loom.errors import SourceLocation, UnsupportedError
+
+@dataclass(frozen=True)
+class HostReturn:
+    """What follows a kernel's device loop: the tensors it returns, in order (`return out, aux`), when
+    it only returns them; else the line of the first host statement that does more (`epilogue`)."""
+
+    names: list[str] = field(default_factory=list)
+    epilogue: int | None = None
 
 
-def check_nothing_after_the_loop(source_lines: list[str], def_line: int, source_file: str) -> list[str]:
-    """Refuse a kernel (its `def` at `def_line`) whose body after its last device loop does more than
-    `return` names (`return out`, `return out, aux`) or reshapes of them; the names it returns, in order
-    (empty where the kernel cannot be read again)."""
+def read_host_return(source_lines: list[str], def_line: int) -> HostReturn:
+    """The host code after the last device loop of the kernel whose `def` is at `def_line`."""
     try:
         tree = ast.parse("\n".join(source_lines))
     except SyntaxError:
-        return []  # Helion has parsed it already; a file Loom cannot parse again is not this check's concern
+        return HostReturn()  # Helion has parsed it already; a file Loom cannot parse again is not this check's concern
     kernel = next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and node.lineno == def_line), None)
     if kernel is None:
-        return []
-    loops = [i for i, stmt in enumerate(kernel.body) if isinstance(stmt, ast.For) and _is_device_loop(stmt.iter)]
+        return HostReturn()
+    loops = [i for i, stmt in enumerate(kernel.body) if isinstance(stmt, ast.For) and is_device_loop(stmt.iter)]
     if not loops:
-        return []
+        return HostReturn()
     returned: list[str] = []
     for stmt in kernel.body[loops[-1] + 1:]:
         if isinstance(stmt, ast.Return) and _only_names(stmt.value):
@@ -34,15 +42,11 @@ def check_nothing_after_the_loop(source_lines: list[str], def_line: int, source_
             continue
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # a string or `...`
-        code = source_lines[stmt.lineno - 1] if 0 < stmt.lineno <= len(source_lines) else ""
-        raise UnsupportedError(
-            f"host code after the device loop (`{code.strip()}`) is not compiled by Loom: expected the kernel to "
-            "end with `return` of the tensors its loop writes (run the rest in torch on the kernel's result)",
-            SourceLocation(source_file, stmt.lineno, code))
-    return returned
+        return HostReturn(epilogue=stmt.lineno)
+    return HostReturn(returned)
 
 
-def _is_device_loop(iterator: ast.expr) -> bool:
+def is_device_loop(iterator: ast.expr) -> bool:
     """`hl.tile(…)` / `hl.grid(…)` (or `tile(…)` imported by name)."""
     if not isinstance(iterator, ast.Call):
         return False
