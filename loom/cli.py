@@ -184,9 +184,7 @@ def run_command(
             print_compile_report(result)
         print_run_report(outcome)
         if outcome.check is not None and not outcome.check.ok:
-            raise NumericalMismatch(
-                f"{outcome.check.tensor}: max |error| {outcome.check.max_abs_error:.3g} exceeds the tolerance "
-                f"{outcome.check.tolerance:.3g} (reference max {outcome.check.max_reference:.3g})")
+            raise NumericalMismatch(outcome.check.mismatch())
     except typer.Exit:
         raise
     except BaseException as err:  # noqa: BLE001
@@ -205,14 +203,12 @@ def _check_backend(backend: str, trace: Path | None) -> None:
 def _run_ttlang_sim(result, kernel_file: Path, shape: str | None, quiet: bool) -> None:
     """`loom run --backend ttlang-sim`: emit TT-Lang, run it in tt-lang-sim, compare with torch and
     cross-check tt-lang-sim's DRAM tile reads per tensor against loom.sim's."""
-    import numpy as np
-
     from loom.backend.split import build_program
     from loom.backend.ttlang_notes import schedule_notes
     from loom.backend.ttlang_sim import run_ttlang_sim
     from loom.kernel_file import load_kernel_file, parse_shape
     from loom.report import print_compile_report
-    from loom.run import NumericalMismatch, padded_inputs, tolerance
+    from loom.run import NumericalMismatch, check_outputs, padded_inputs
     from loom.sim import simulate
 
     source = load_kernel_file(kernel_file)
@@ -230,16 +226,9 @@ def _run_ttlang_sim(result, kernel_file: Path, shape: str | None, quiet: bool) -
                   f"{outcome.seconds:.2f} s", highlight=False)
     mismatch = None
     if source.reference is not None:
-        expected = source.reference(*args)
-        ref = expected.detach().float().numpy()
-        (out,) = [t for t in program.tensors if t.kind == "output"]
-        got = outcome.outputs[out.name][tuple(slice(0, s) for s in ref.shape)]
-        err, tol = float(np.abs(got - ref).max()), tolerance(ref, expected.dtype)
-        verdict = "[green]matches[/]" if err <= tol else "[red]DIFFERS from[/]"
-        console.print(f"  check          {out.name} {verdict} the torch reference: max |error| {err:.3g} "
-                      f"(tolerance {tol:.3g}, reference max {float(np.abs(ref).max()):.3g})", highlight=False)
-        if err > tol:
-            mismatch = f"{out.name}: max |error| {err:.3g} exceeds the tolerance {tol:.3g}"
+        check = check_outputs(result, program, outcome.outputs, args, source.reference)
+        console.print(check.report_line(), highlight=False)
+        mismatch = None if check.ok else check.mismatch()
     loom_reads = {k: int(v) for k, v in loom_sim.dram_read_tiles_by_tensor.items() if v}
     reads = ", ".join(f"{k} {v} (loom.sim {loom_reads.get(k, 0)})"
                       for k, v in sorted(outcome.dram_read_tiles.items()))

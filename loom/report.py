@@ -100,8 +100,4 @@ def print_run_report(outcome, console: Console | None = None) -> None:
     console.print(f"  DRAM           read {reads}; written {writes}", highlight=False)
     console.print(f"  busiest link   {sim.busiest_link} ({sim.busiest_link_utilisation:.0%})", highlight=False)
     if outcome.check is not None:
-        c = outcome.check
-        verdict = "[green]matches[/]" if c.ok else "[red]DIFFERS from[/]"
-        console.print(f"  check          {c.tensor} {verdict} the torch reference: max |error| "
-                      f"{c.max_abs_error:.3g} (tolerance {c.tolerance:.3g}, reference max {c.max_reference:.3g})",
-                      highlight=False)
+        console.print(outcome.check.report_line(), highlight=False)

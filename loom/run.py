@@ -38,6 +38,17 @@ class Check:
     def ok(self) -> bool:
         return self.max_abs_error <= self.tolerance
 
+    def report_line(self) -> str:
+        """The `check` line of a run report (rich markup)."""
+        verdict = "[green]matches[/]" if self.ok else "[red]DIFFERS from[/]"
+        return (f"  check          {self.tensor} {verdict} the torch reference: max |error| {self.max_abs_error:.3g} "
+                f"(tolerance {self.tolerance:.3g}, reference max {self.max_reference:.3g})")
+
+    def mismatch(self) -> str:
+        """Why a failed check failed, for the NumericalMismatch error."""
+        return (f"{self.tensor}: max |error| {self.max_abs_error:.3g} exceeds the tolerance {self.tolerance:.3g} "
+                f"(reference max {self.max_reference:.3g})")
+
 
 @dataclass
 class RunResult:
@@ -109,17 +120,23 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
                                                 inputs=inputs, trace=trace, flops=flops))
     except (ProgramError, DeadlockError) as err:
         raise InternalError(stage, err) from err
-    check = None
-    outputs = {t.name for t in program.tensors if t.kind == "output"}
-    host_line = host_code_line(compilation.kernel, outputs) if check_numbers else None
-    if host_line is not None:  # host code after the loop, run in torch on the simulated results
-        results = {t.name: torch.from_numpy(_kernel_value(t, sim.outputs[t.name], tensor_shapes(compilation)))
-                   for t in program.tensors if t.kind == "output"}
-        returned = run_host_code(compilation.kernel, args, results)
-        check = _check_returned(returned, reference(*args), reference, host_line)
-    elif check_numbers:
-        check = _check(program, sim, reference, args, _returned(compilation), tensor_shapes(compilation))
+    check = check_outputs(compilation, program, sim.outputs, args, reference) if check_numbers else None
     return RunResult(compilation, program, sim, check)
+
+
+def check_outputs(compilation: Compilation, program: Program, outputs: dict[str, np.ndarray], args: tuple,
+                  reference) -> Check:
+    """Compare a run's output tensors (by name, padded as the program holds them; loom.sim's or
+    tt-lang-sim's) with the kernel file's reference(): through the kernel's host code where it has some
+    (`loom.host_epilogue`), else tensor by tensor."""
+    written = {t.name for t in program.tensors if t.kind == "output"}
+    host_line = host_code_line(compilation.kernel, written)
+    if host_line is None:
+        return _check(program, outputs, reference, args, _returned(compilation), tensor_shapes(compilation))
+    results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], tensor_shapes(compilation)))
+               for t in program.tensors if t.kind == "output"}
+    returned = run_host_code(compilation.kernel, args, results)
+    return _check_returned(returned, reference(*args), reference, host_line)
 
 
 def _returned(compilation: Compilation) -> list[str]:
@@ -128,7 +145,7 @@ def _returned(compilation: Compilation) -> list[str]:
     return [a.data for a in fn.attributes["loom.outputs"].data]
 
 
-def _check(program: Program, sim, reference, args: tuple, returned: list[str],
+def _check(program: Program, simulated: dict[str, np.ndarray], reference, args: tuple, returned: list[str],
            shapes: dict[str, tuple[int, ...]]) -> Check:
     """Compare every output tensor with the reference's (one tensor, or a tuple with one per output, paired
     in the order the kernel returns them, else by shape and then in order); the worst of them, relative to
@@ -155,7 +172,7 @@ def _check(program: Program, sim, reference, args: tuple, returned: list[str],
         unused.remove(pick)
         expected_tensor = refs[pick]
         ref = expected_tensor.detach().float().numpy()
-        data = _kernel_value(output, sim.outputs[output.name], shapes)
+        data = _kernel_value(output, simulated[output.name], shapes)
         if data.shape != ref.shape and data.size == ref.size:  # the host returns it reshaped (`out.view(…)`)
             got = data.reshape(ref.shape)
         elif data.ndim == ref.ndim:

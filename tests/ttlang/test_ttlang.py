@@ -194,3 +194,18 @@ def test_cli_emit_and_run_ttlang_sim(tmp_path):
     assert "pipe_(0,0)_to_(1:8,0): 4 tiles sent, 28 received" in result.stdout
     result = CliRunner().invoke(app, ["run", *common, "--backend", "metalium"])
     assert result.exit_code == 2 and "expected loom-sim or ttlang-sim" in result.output
+
+
+@pytest.mark.parametrize("kernel", ["examples/kl_div.py", "row_stats"])
+def test_cli_ttlang_sim_checks_vector_and_several_outputs(tmp_path, kernel):
+    """The tt-lang-sim run checks its outputs as `loom run` does: a rank-1 output held as a column
+    (kl_div's per-row loss); two outputs paired in return order, one a batch of columns (`row_stats`)."""
+    if kernel == "row_stats":
+        from tests.run.test_batch_tiles import ROW_STATS
+
+        kernel = tmp_path / "row_stats.py"
+        kernel.write_text(ROW_STATS)
+    result = CliRunner().invoke(app, ["run", str(kernel), "--arch", "wormhole_n150", "--backend", "ttlang-sim",
+                                      "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "matches the torch reference" in result.stdout
