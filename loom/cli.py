@@ -385,13 +385,14 @@ def bench_command(
             table.add_column(f"{BASELINE_LABELS[b]} cycles")
             table.add_column(f"speedup vs {BASELINE_LABELS[b]}")
         table.add_column("model err")
+        table.add_column("of roofline")
         for r in rows:
             cells = []
             for b in baselines:
                 cycles, speedup = (getattr(r, c) for c in BASELINE_COLUMNS[b])
                 cells += [f"{cycles:,.0f}" if cycles else "-", f"{speedup:.2f}x" if speedup else "-"]
             table.add_row(r.shape, r.loom_candidate, r.loom_block_sizes, f"{r.loom_sim_cycles:,.0f}", *cells,
-                          f"{r.model_error:+.0%}")
+                          f"{r.model_error:+.0%}", f"{r.of_roofline:.0%}" if r.of_roofline else "-")
         Console(width=220).print(table)
         summary_path = out / f"{name}_{arch}.summary.json"
         summary_path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")

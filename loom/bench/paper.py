@@ -25,6 +25,7 @@ from loom.arch import load_arch
 from loom.baselines.schedules import Baseline
 from loom.baselines.tuned_schedules import candidates, keep_best
 from loom.bench import plots
+from loom.bench.roofline import dram_bytes, roofline_cycles
 from loom.bench.rows import BASELINE_LABELS, GEMM_K, GEMM_MN, Row, csv_columns
 from loom.errors import LoomError
 from loom.kernel_file import KernelFile, load_kernel_file
@@ -64,7 +65,11 @@ def measure(kernel: str, shape: dict, arch_name: str, jobs: int | None = None, *
     start = time.perf_counter()
     loom = compile_kernel(source.kernel, args, arch, shape=shape, jobs=jobs)
     seconds = time.perf_counter() - start
-    loom_sim = run(loom, args, flops=flops).sim
+    loom_run = run(loom, args, flops=flops)
+    loom_sim = loom_run.sim
+    real = tensor_shapes(loom)
+    moved = dram_bytes(args, {t.name: (real[t.name], t.dtype) for t in loom_run.program.tensors if t.kind == "output"})
+    roof = roofline_cycles(arch, moved, flops)
     measured, notes = {}, {}
     for which in baselines:
         if kind is None:
@@ -86,7 +91,7 @@ def measure(kernel: str, shape: dict, arch_name: str, jobs: int | None = None, *
     return Row(kernel, arch_name, ",".join(f"{k}={v}" for k, v in shape.items()), best.name,
                ",".join(f"{k}={v}" for k, v in loom.schedule.block_sizes.items()), best.cycles, loom_sim.cycles,
                measured.get("default"), speedups.get("default"), (best.cycles - loom_sim.cycles) / loom_sim.cycles,
-               seconds, note, measured.get("tuned"), speedups.get("tuned"))
+               seconds, note, measured.get("tuned"), speedups.get("tuned"), moved, roof, roof / loom_sim.cycles)
 
 
 def _simulate(baseline: Baseline, source: KernelFile, shape: dict, args: tuple, flops: float | None, loom) -> float:
@@ -118,6 +123,7 @@ def summarize(rows: list[Row], baselines: tuple[str, ...] = ("default",)) -> dic
         "shapes": len(rows),
         "geomean_abs_model_error": geomean([max(e, 1e-4) for e in errors]),
         "median_compile_seconds": statistics.median([r.compile_seconds for r in rows]) if rows else float("nan"),
+        "geomean_of_roofline": geomean([r.of_roofline for r in rows if r.of_roofline]),
     }
     for which in baselines:
         speedups = [r.speedup(which) for r in rows if r.speedup(which)]

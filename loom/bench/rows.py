@@ -30,6 +30,9 @@ class Row:
     note: str = ""
     ttnn_tuned_sim_cycles: float | None = None
     speedup_vs_ttnn_tuned: float | None = None
+    dram_bytes: int | None = None  # what the kernel must move: arguments read once, outputs written once
+    roofline_cycles: float | None = None  # `loom.bench.roofline`: DRAM bytes / peak bandwidth, GEMM flops / peak
+    of_roofline: float | None = None  # roofline_cycles / loom_sim_cycles
 
     def speedup(self, baseline: str) -> float | None:
         return getattr(self, BASELINE_COLUMNS[baseline][1])

@@ -69,6 +69,10 @@ def test_a_kernel_ttnn_has_no_baseline_for_reports_loom_alone(tmp_path):
     _, rows = _csv(tmp_path / "softmax_wormhole_n150.csv")
     assert len(rows) == 2 and all(r["ttnn_sim_cycles"] == "" and float(r["loom_sim_cycles"]) > 0 for r in rows)
     assert all(r["note"] == "no TTNN baseline for this kernel" and r["model_error"] for r in rows)
+    # its roofline: x read once and out written once (fp32), over Wormhole's 288 B/cycle
+    assert [int(r["dram_bytes"]) for r in rows] == [2 * 64 * 256 * 4, 2 * 128 * 256 * 4]
+    assert all(float(r["roofline_cycles"]) == int(r["dram_bytes"]) / 288 for r in rows)
+    assert all(0 < float(r["of_roofline"]) <= 1 for r in rows) and "of roofline" in result.output
 
 
 def test_which_kernels_have_a_ttnn_baseline():
