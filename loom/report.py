@@ -95,6 +95,10 @@ def print_run_report(outcome, console: Console | None = None) -> None:
                   + (" [steady-state extrapolation]" if sim.extrapolated else ""), highlight=False)
     engines = ", ".join(f"{k} {v:.0%}" for k, v in sim.utilisation.items())
     console.print(f"  utilisation    {engines}", highlight=False)
+    low, high = sim.compute_busy_range
+    if high:
+        console.print(f"  compute/core   {low:,.0f} to {high:,.0f} busy cycles (least over most busy core: "
+                      f"{sim.compute_balance:.0%})", highlight=False)
     reads = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sim.dram_read_bytes_by_tensor.items() if v)
     writes = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sim.dram_write_bytes_by_tensor.items() if v)
     console.print(f"  DRAM           read {reads}; written {writes}", highlight=False)

@@ -428,9 +428,10 @@ class Simulator(MovementMixin, ComputeMixin):
                 active[r.kind] += r.busy
             else:
                 active[r.kind] += (r.end - self.launch) - r.blocked_cycles
+        compute_busy = np.array([r.busy for r in self.roles if r.kind == "compute"], dtype=float)
         return RawStats(cycles, self.launch, active, count, dict(self.read_bytes), dict(self.write_bytes),
                         dict(self.read_tiles), dict(self.write_tiles),
-                        np.array(self.fabric.busy[:self.fabric.stream_base]), self.nevents)
+                        np.array(self.fabric.busy[:self.fabric.stream_base]), self.nevents, compute_busy)
 
     def outputs(self) -> dict[str, np.ndarray]:
         """Functional mode: every output and scratch tensor as a float32 array of its shape."""

@@ -35,6 +35,7 @@ class RawStats:
     write_tiles: dict[str, float]
     busy: np.ndarray                   # per link, bank and port (not streams): queued work (cycles)
     events: float
+    compute_busy: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per core: its compute role's busy cycles
 
     def combine(self, other: RawStats, a: float, b: float) -> RawStats:
         """`a * self + b * other` for every counter (counts of roles are kept)."""
@@ -44,7 +45,7 @@ class RawStats:
                         dict(self.roles), mix(self.read_bytes, other.read_bytes),
                         mix(self.write_bytes, other.write_bytes), mix(self.read_tiles, other.read_tiles),
                         mix(self.write_tiles, other.write_tiles), a * self.busy + b * other.busy,
-                        a * self.events + b * other.events)
+                        a * self.events + b * other.events, a * self.compute_busy + b * other.compute_busy)
 
 
 @dataclass
@@ -68,6 +69,9 @@ class SimResult:
     busiest_bank_utilisation: float
     l1_bytes_per_core: int
     """Largest L1 allocation of any core (CB slots x tile bytes + local buffers)."""
+    compute_busy_range: tuple[float, float] = (0.0, 0.0)
+    """Least and most busy cycles of a core's compute role, over the cores that compute: how evenly the
+    work is spread (1.0 = min / max is perfectly balanced)."""
     flops: float | None = None
     extrapolated: bool = False
     note: str = ""
@@ -75,6 +79,12 @@ class SimResult:
     events: float = 0
     wall_seconds: float = 0.0
     trace: TraceRecorder | None = field(default=None, repr=False)
+
+    @property
+    def compute_balance(self) -> float:
+        """The least busy computing core's compute time over the busiest's (1.0: perfectly even)."""
+        low, high = self.compute_busy_range
+        return low / high if high else 1.0
 
     @property
     def kernel_cycles(self) -> float:
@@ -143,4 +153,10 @@ def build_result(raw: RawStats, meta: dict[str, Any], fabric: Any) -> SimResult:
         busiest_link_utilisation=float(links[li] / kernel) if len(links) else 0.0,
         busiest_bank=f"{bi} at {tuple(fabric.arch.dram.bank_positions[bi])}",
         busiest_bank_utilisation=float(banks[bi] / kernel) if len(banks) else 0.0,
-        l1_bytes_per_core=meta["l1"], flops=meta.get("flops"), events=raw.events)
+        l1_bytes_per_core=meta["l1"], flops=meta.get("flops"), events=raw.events,
+        compute_busy_range=_busy_range(raw.compute_busy))
+
+
+def _busy_range(per_core: np.ndarray) -> tuple[float, float]:
+    working = per_core[per_core > 0]
+    return (float(working.min()), float(working.max())) if len(working) else (0.0, 0.0)

@@ -5,6 +5,8 @@ become position masks the per-core programs compute from the block's offsets; gr
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import loom
@@ -99,6 +101,10 @@ def test_a_loop_to_the_query_blocks_end_runs_fewer_trips_and_balances_its_cores(
                 if isinstance(loop, P.Loop) and isinstance(loop.count, P.Trips)]
         per_core.append(sum(loop.count.eval({"t_tile_m": 0}) for loop in keys))
     assert per_core == [65] * 32, per_core
+    assert outcome.sim.compute_balance > 0.95  # the simulator's busy time per core agrees
+    contiguous = dataclasses.replace(compiled.schedule, knobs={**compiled.schedule.knobs, "balance_tile_m": 0})
+    unbalanced = run(compile_kernel(source.kernel, args, "ring32", schedule=contiguous), args)
+    assert unbalanced.sim.compute_balance < 0.5  # core c: query blocks 2c and 2c + 1, 4c + 3 key blocks
 
 
 def test_grouped_heads_become_a_grid_axis_of_groups():
