@@ -17,6 +17,7 @@ The matrix engine's minimum of 32 per dimension is implied by the alignment.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
@@ -61,7 +62,12 @@ def block_domains(module: ModuleOp, arch: Arch, exact_only: bool = False) -> dic
 def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:
     """Sum over storage slots of size x (1 + the overlap knobs of its buffers); a slot a hoist knob
     keeps in L1 holds the device loop's whole panel instead (its block dimension times the loop's trips:
-    a tail's padding included)."""
+    a tail's padding included). Candidates with the same knobs share it."""
+    return _footprint_expr(footprint, tuple(knobs))
+
+
+@functools.lru_cache(maxsize=4096)
+def _footprint_expr(footprint: L1Footprint, knobs: tuple[Knob, ...]) -> E.Expr:
     terms = []
     for term in footprint.terms:
         size = E.mul(term.element_bytes, *[dim_expr(d) for d in term.dims])

@@ -20,6 +20,7 @@ priced by `loom.model.latency` from the architecture description.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -217,15 +218,27 @@ def _loc(op: Operation) -> str:
     return loc.data if loc is not None else ""
 
 
+_TEMPLATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Each op's Primitive without its transfer: read from the IR once, shared by every candidate's HEG."""
+
+
 def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[Operation, int]) -> Primitive | None:
+    if op not in _TEMPLATES:
+        _TEMPLATES[op] = _read_primitive(op)
+    template = _TEMPLATES[op]
+    if template is not None and template.kind in ("load", "store"):
+        return replace(template, transfer=transfers.get(copy_index[op]))
+    return template
+
+
+def _read_primitive(op: Operation) -> Primitive | None:
     if isinstance(op, CopyOp):
         load = op.src_space.data == "DRAM"
         l1 = op.dest if load else op.source
         glob = op.source if load else op.dest
         tensor = glob.owner.source.name_hint or "?"
         return Primitive("load" if load else "store", (buffer_dims(l1),), _element_bytes(l1), tensor=tensor,
-                         buffer=_buffer_label(l1), transfer=transfers.get(copy_index[op]), loc=_loc(op),
-                         dtype=str(l1.type.element_type))
+                         buffer=_buffer_label(l1), loc=_loc(op), dtype=str(l1.type.element_type))
     if isinstance(op, MatmulOp):
         lhs, rhs = op.inputs
         return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),

@@ -82,6 +82,11 @@ def tile_bytes(prim: Primitive, tile: tuple[int, int]) -> E.Expr:
     return E.mul(tiles(prim.dims[0], tile), tile[0] * tile[1] * prim.element_bytes)
 
 
+_COMPUTE_PRICES: dict[tuple[int, Primitive], tuple[Arch, E.Expr]] = {}
+"""Each compute primitive's price on a chip, shared by the candidates of a kernel (they price the same ops);
+the chip is kept with its price, so an id reused by another chip never matches."""
+
+
 class LatencyModel:
     """Prices one candidate's HEG on one architecture."""
 
@@ -312,8 +317,14 @@ class LatencyModel:
         return cost.eltwise(self.arch, op, count, (dtype,) * (2 if op.form == "binary" else 1), dtype)
 
     def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
-        label = f"{prim.kind}@{prim.loc}" if prim.kind == "matmul" else prim.label
-        cost_ = instruction(self.arch, self.stages(prim), label)
+        key = (id(self.arch), prim)  # a compute op's price depends on it and the chip alone, not on the candidate
+        known = _COMPUTE_PRICES.get(key)
+        if known is None or known[0] is not self.arch:
+            label = f"{prim.kind}@{prim.loc}" if prim.kind == "matmul" else prim.label
+            if len(_COMPUTE_PRICES) > 50_000:
+                _COMPUTE_PRICES.clear()
+            known = _COMPUTE_PRICES[key] = (self.arch, instruction(self.arch, self.stages(prim), label))
+        cost_ = known[1]
         self.result.categories["compute"].append(E.mul(repeat, cost_))
         return cost_
 
