@@ -42,7 +42,8 @@ def extents(top: int) -> st.SearchStrategy[int]:
     return st.one_of(st.integers(1, top // 32).map(lambda n: 32 * n), st.integers(1, top))
 
 
-SIZE_ORDER = ["B", "H", "KV", "M", "N", "K", "L", "D"]
+SIZE_ORDER = ["B", "H", "KV", "M", "N", "K", "S", "L", "D"]
+ROWS = st.fixed_dictionaries({"M": extents(512), "N": extents(1024)})  # a row-wise kernel's (rows, row length)
 SHAPES = {
     # issue 19's property: any GEMM extent up to 2000 when fuzzing on purpose; the normal suite keeps it small
     "matmul": st.fixed_dictionaries({d: extents(512 if FIXED else 2000) for d in "MNK"}),
@@ -53,6 +54,11 @@ SHAPES = {
     "causal_attention": st.fixed_dictionaries({"B": st.integers(1, 2), "KV": st.integers(1, 2), "G": st.integers(1, 3),
                                                "L": extents(512), "D": st.sampled_from([32, 64, 128])}).map(
         lambda d: {"B": d["B"], "H": d["KV"] * d["G"], "KV": d["KV"], "L": d["L"], "D": d["D"]}),
+    # issue 17's kernels: elementwise, row reductions and broadcasts, rank-1 weights, a whole-row tile
+    **{name: ROWS for name in ("softmax", "softmax_rows", "layer_norm", "rms_norm", "kl_div", "swiglu")},
+    "matmul_bias_gelu": st.fixed_dictionaries({d: extents(512) for d in "MNK"}),
+    "bmm": st.fixed_dictionaries({"B": st.integers(1, 4), **{d: extents(256) for d in "MNK"}}),
+    "rope": st.fixed_dictionaries({"H": st.integers(1, 4), "S": extents(512), "D": st.sampled_from([64, 128])}),
 }
 
 
