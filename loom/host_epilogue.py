@@ -63,7 +63,14 @@ def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor])
     settings = copy.copy(kernel.settings)
     settings.ref_mode = helion.RefMode.EAGER
     host = helion.Kernel(namespace[definition.name], configs=kernel.configs, settings=settings)
-    return host(*args)
+    try:
+        return host(*args)
+    except UnsupportedError:
+        raise
+    except Exception as err:  # noqa: BLE001 - the user's host code, reported at the loop it surrounds
+        raise UnsupportedError(f"the kernel's host code failed when run in torch around the simulated device loop "
+                               f"(Helion's eager reference mode): {type(err).__name__}: {err}",
+                               SourceLocation(path, loop.lineno, lines[loop.lineno - first].rstrip())) from err
 
 
 def _fill(local: dict, results: dict[str, torch.Tensor], at: SourceLocation) -> None:
