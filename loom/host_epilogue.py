@@ -13,6 +13,7 @@ import ast
 import copy
 import inspect
 import textwrap
+from pathlib import Path
 
 import torch
 
@@ -33,7 +34,7 @@ def host_code_line(kernel: object, outputs: set[str]) -> int | None:
         path = inspect.getsourcefile(fn)
     except (OSError, TypeError):
         return None
-    source = open(path).read().splitlines() if path else []
+    source = Path(path).read_text().splitlines() if path else []
     def_line = next((first + i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))),
                     first)
     host = read_host_return(source, def_line)
