@@ -2,14 +2,15 @@
 
 The SDPA file describes each point in prose (`shape.description_as_published`, e.g. "causal,
 32/8 heads, D128, BFP8 Q/K/V, S4096, Q256/K256 on 8x8, HiFi4 + FP32") or with a few structured
-fields. Loom's attention kernel (`examples/flash_attention.py`, TTNN's SDPA baseline in
-`loom.baselines`) is non-causal multi-head attention with bf16 Q/K/V and no mask; every feature
-outside that is a named skip, and so is every variant other than the legacy kernel (the
-newer "routed" precision recipes are different kernels; TTNN's SDPA baseline models the legacy
-one). A row inside it is compiled from `examples/flash_attention.py` with TTNN's core split
-(`loom.baselines.schedules.ttnn_flash_attention`) and the row's Q/K chunk sizes as block sizes,
-simulated on the 13x10 p150, and compared on op time (ms). Math fidelity and fp32 dest
-accumulation in the description are not modelled (the simulator prices the bf16 default).
+fields. Loom expresses two of TTNN's SDPAs with bf16 Q/K/V: non-causal multi-head attention
+(`examples/flash_attention.py`, TTNN's baseline `loom.baselines.schedules.ttnn_flash_attention`) and
+causal attention with grouped K/V heads (`examples/causal_attention.py`, `ttnn_causal_attention`, where
+the key chunk divides the query chunk); every feature outside them is a named skip, and so is every
+variant other than the legacy kernel (the newer "routed" precision recipes are different kernels;
+TTNN's SDPA baselines model the legacy one). A row inside them is compiled with TTNN's core split and
+the row's Q/K chunk sizes as block sizes, simulated on the 13x10 p150, and compared on op time (ms).
+Math fidelity and fp32 dest accumulation in the description are not modelled (the simulator prices the
+bf16 default).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from loom.calibrate.common import BUILDERS, Plan, Row, SimSpec, Skip, arch_for, number
 from loom.calibrate.points import Point, unknown_fields
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "flash_attention.py"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 KNOWN_FIELDS: dict[str, set[str] | None] = {
     "id": None, "chip": None, "kernel": None, "caveat": None, "measured": None, "measurement_method": None,
@@ -34,7 +35,6 @@ FEATURES = (
     (r"chunked prefill|paged", "chunked prefill over a paged KV cache"),
     (r"\bjoint\b", "joint attention (two concatenated sequences)"),
     (r"window", "sliding-window mask"),
-    (r"causal", "causal mask (Loom's attention kernel is non-causal)"),
     (r"padding mask", "padding mask"),
     (r"bfp8|bfp4", "block-float Q/K/V (Loom's attention kernel takes bf16)"),
 )
@@ -63,12 +63,13 @@ def plan_sdpa(point: Point) -> Plan:
     for pattern, reason in FEATURES:
         if re.search(pattern, low):
             raise Skip(reason, text)
+    causal = "causal" in low
     heads = re.search(r"(\d+)\s*/\s*(\d+)\s*heads", low)
-    if heads and heads.group(1) != heads.group(2):
-        raise Skip("grouped-query attention (q heads != kv heads)", text)
     shape = point.raw.get("shape") or {}
-    if shape.get("q_heads") is not None and shape.get("q_heads") != shape.get("kv_heads"):
-        raise Skip("grouped-query attention (q heads != kv heads)", text)
+    grouped = (heads and heads.group(1) != heads.group(2)) or (
+        shape.get("q_heads") is not None and shape.get("q_heads") != shape.get("kv_heads"))
+    if grouped and not causal:
+        raise Skip("non-causal grouped-query attention (q heads != kv heads): Loom's grouped kernel is causal", text)
     variant = str((point.raw.get("config") or {}).get("variant", ""))
     if not variant.lower().startswith("before (legacy)"):
         raise Skip("newer SDPA kernel variant (routed recipe / streaming): the TTNN SDPA baseline models "
@@ -84,20 +85,33 @@ def plan_sdpa(point: Point) -> Plan:
     if not (heads_m and d_m and s_m and chunks):
         raise Skip("description without heads, D, S and Q/K chunk sizes", text)
     B, H, L, D = int(b_m.group(1)) if b_m else 1, int(heads_m.group(1)), int(s_m.group(1)), int(d_m.group(1))
+    KV = H
+    if heads:
+        H, KV = int(heads.group(1)), int(heads.group(2))
     qc, kc = int(chunks.group(1)), int(chunks.group(2))
     arch = arch_for(point.chip, (13, 10))
     tile = arch.tiling.tile_rows
     if D % tile or L % qc or L % kc or qc % tile or kc % tile:
         raise Skip("sequence or head dim not a whole number of chunks / tiles", text)
-    spec = SimSpec("sdpa", arch.name, (B, H, L, D, qc, kc))
-    flop = 4.0 * B * H * L * L * D / 1e9
+    if causal:
+        from loom.baselines.schedules import ttnn_causal_attention
+        from loom.errors import LoomError
+
+        try:  # TTNN's own limits (L1, padding) and Loom's (the key chunk divides the query chunk)
+            ttnn_causal_attention({"B": B, "H": H, "KV": KV, "L": L, "D": D}, arch, q_chunk=qc, k_chunk=kc)
+        except LoomError as err:
+            raise Skip(f"causal SDPA that TTNN's causal baseline cannot lay out: {err.message.split(':')[0]}",
+                       text) from None
+    spec = SimSpec("sdpa_causal", arch.name, (B, H, KV, L, D, qc, kc)) if causal else \
+        SimSpec("sdpa", arch.name, (B, H, L, D, qc, kc))
+    flop = 4.0 * B * H * L * L * D / 1e9 / (2 if causal else 1)  # causal: about half the score matrix
 
     def finish(results: list) -> Row:
         r = results[0]
         predicted = r["kernel_cycles"] / arch.clock_ghz / 1e6
         return Row(point.id, point.chip, point.kernel, "op_time_ms", value, predicted, None, arch.name,
-                   "sdpa_legacy", "bfloat16", flop,
-                   f"B{B} H{H} L{L} D{D}, Q{qc}/K{kc}, TTNN core split; {r['note']}")
+                   "sdpa_causal_legacy" if causal else "sdpa_legacy", "bfloat16", flop,
+                   f"B{B} H{H}{f'/{KV}' if KV != H else ''} L{L} D{D}, Q{qc}/K{kc}, TTNN core split; {r['note']}")
 
     return Plan(point, [spec], finish)
 
@@ -106,15 +120,30 @@ def sdpa_figures(arch_name: str, B: int, H: int, L: int, D: int, qc: int, kc: in
     """Compile the flash-attention example with TTNN's SDPA core split and the row's chunks; simulate."""
     from loom.arch import load_arch
     from loom.baselines.schedules import ttnn_flash_attention
+
+    shape = {"B": B, "H": H, "L": L, "D": D}
+    baseline = ttnn_flash_attention(shape, load_arch(arch_name))
+    baseline.schedule.block_sizes = {"tile_m": qc, "tile_n": kc}
+    return _simulated(baseline, "flash_attention", shape)
+
+
+def sdpa_causal_figures(arch_name: str, B: int, H: int, KV: int, L: int, D: int, qc: int, kc: int) -> dict:
+    """Compile the causal-attention example with TTNN's causal SDPA (its core split and balanced Q split)
+    at the row's chunks; simulate."""
+    from loom.arch import load_arch
+    from loom.baselines.schedules import ttnn_causal_attention
+
+    shape = {"B": B, "H": H, "KV": KV, "L": L, "D": D}
+    return _simulated(ttnn_causal_attention(shape, load_arch(arch_name), q_chunk=qc, k_chunk=kc),
+                      "causal_attention", shape)
+
+
+def _simulated(baseline, example: str, shape: dict) -> dict:
     from loom.kernel_file import load_kernel_file
     from loom.pipeline import compile as compile_kernel
     from loom.run import run
 
-    arch = load_arch(arch_name)
-    shape = {"B": B, "H": H, "L": L, "D": D}
-    baseline = ttnn_flash_attention(shape, arch)
-    baseline.schedule.block_sizes = {"tile_m": qc, "tile_n": kc}
-    source = load_kernel_file(EXAMPLE)
+    source = load_kernel_file(EXAMPLES / f"{example}.py")
     args = source.example_args(shape, meta=True)
     compiled = compile_kernel(source.kernel, args, baseline.arch, shape=shape, schedule=baseline.schedule)
     sim = run(compiled, args, placed_on=baseline.placed_on).sim
@@ -123,3 +152,4 @@ def sdpa_figures(arch_name: str, B: int, H: int, L: int, D: int, qc: int, kc: in
 
 
 BUILDERS["sdpa"] = sdpa_figures
+BUILDERS["sdpa_causal"] = sdpa_causal_figures

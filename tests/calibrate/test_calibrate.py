@@ -146,3 +146,14 @@ def test_ttnn_1d_multicast_program_computes_the_product():
     a, b = torch.randn(M, K).bfloat16().float(), torch.randn(K, N).bfloat16().float()
     result = simulate(gemm_1d_in0_program(arch, cfg, (8, 4)), arch, functional=True, inputs={"A": a, "B": b})
     np.testing.assert_allclose(result.outputs["C"], (a @ b).numpy(), rtol=1e-3, atol=1e-3)
+
+
+def test_causal_sdpa_rows_use_the_causal_kernel_where_loom_expresses_them():
+    """Gemma-4's causal 4/1-head row (Q128/K128) is planned on the causal example with TTNN's causal split;
+    Qwen3-VL's Q128/K512 is a named skip (Loom's causal loop needs the key chunk to divide the query chunk)."""
+    points = {p.id: p for p in load_points(GROUND_TRUTH / "sdpa_blackhole_p150.yaml")}
+    plan = plan_point(points["p01612"])
+    assert isinstance(plan, Plan)
+    assert [(s.kind, s.args) for s in plan.specs] == [("sdpa_causal", (1, 4, 1, 4096, 512, 128, 128))]
+    skipped = plan_point(points["p01564"])
+    assert isinstance(skipped, Row) and "does not divide q_chunk" in skipped.skipped
