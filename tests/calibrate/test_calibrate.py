@@ -148,6 +148,7 @@ def test_ttnn_1d_multicast_program_computes_the_product():
     np.testing.assert_allclose(result.outputs["C"], (a @ b).numpy(), rtol=1e-3, atol=1e-3)
 
 
+@needs_files
 def test_causal_sdpa_rows_use_the_causal_kernel_where_loom_expresses_them():
     """Gemma-4's causal 4/1-head row (Q128/K128) is planned on the causal example with TTNN's causal split;
     Qwen3-VL's Q128/K512 is a named skip (Loom's causal loop needs the key chunk to divide the query chunk)."""
