@@ -88,6 +88,8 @@ def plan_sdpa(point: Point) -> Plan:
     KV = H
     if heads:
         H, KV = int(heads.group(1)), int(heads.group(2))
+    elif shape.get("q_heads") is not None and shape.get("kv_heads") is not None:
+        H, KV = int(shape["q_heads"]), int(shape["kv_heads"])
     qc, kc = int(chunks.group(1)), int(chunks.group(2))
     arch = arch_for(point.chip, (13, 10))
     tile = arch.tiling.tile_rows
