@@ -12,13 +12,12 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
-import textwrap
 from pathlib import Path
 
 import torch
 
 from loom.errors import SourceLocation, UnsupportedError
-from loom.frontend.host_code import is_device_loop, read_host_return
+from loom.frontend.host_code import def_line_of, device_loops, kernel_definition, read_host_return
 
 _FILL = "__loom_device_results__"
 
@@ -28,16 +27,11 @@ def host_code_line(kernel: object, outputs: set[str]) -> int | None:
     its host code after the device loop starts, or its `def` where it returns tensors other than the loop's
     `outputs` (views of them: `out_flat = out.view(-1)` written, `out` returned); None when it returns the
     loop's tensors themselves."""
-    fn = getattr(kernel, "fn", None)
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        path = inspect.getsourcefile(fn)
-    except (OSError, TypeError):
+    source = _kernel_source(getattr(kernel, "fn", None))
+    if source is None:
         return None
-    source = Path(path).read_text().splitlines() if path else []
-    def_line = next((first + i for i, text in enumerate(lines) if text.lstrip().startswith(("def ", "async def "))),
-                    first)
-    host = read_host_return(source, def_line)
+    _, lines, def_line = source
+    host = read_host_return(lines, def_line)
     if host.epilogue is not None:
         return host.epilogue
     return def_line if host.names and not outputs <= set(host.names) else None
@@ -48,19 +42,17 @@ def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor])
     import helion
 
     fn = kernel.fn
-    path = inspect.getsourcefile(fn)
-    lines, first = inspect.getsourcelines(fn)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
-    ast.increment_lineno(tree, first - 1)
-    definition = tree.body[0]
+    path, lines, def_line = _kernel_source(fn)
+    definition = kernel_definition(lines, def_line)
     definition.decorator_list = []
-    loops = [i for i, stmt in enumerate(definition.body) if isinstance(stmt, ast.For) and is_device_loop(stmt.iter)]
-    loop = definition.body[loops[-1]]
-    definition.body[loops[-1]] = ast.copy_location(ast.parse(f"{_FILL}(locals())").body[0], loop)
-    ast.fix_missing_locations(tree)
+    at = device_loops(definition)[-1]
+    loop = definition.body[at]
+    definition.body[at] = ast.copy_location(ast.parse(f"{_FILL}(locals())").body[0], loop)
+    where = SourceLocation(path, loop.lineno, lines[loop.lineno - 1].rstrip())
     namespace = dict(fn.__globals__)
-    namespace[_FILL] = lambda local: _fill(local, results, SourceLocation(path, loop.lineno, ""))
-    exec(compile(tree, path, "exec"), namespace)  # noqa: S102 - the user's own kernel, loop removed
+    namespace[_FILL] = lambda local: _fill(local, results, where)
+    module = ast.fix_missing_locations(ast.Module([definition], type_ignores=[]))
+    exec(compile(module, path, "exec"), namespace)  # noqa: S102 - the user's own kernel, loop removed
     settings = copy.copy(kernel.settings)
     settings.ref_mode = helion.RefMode.EAGER
     host = helion.Kernel(namespace[definition.name], configs=kernel.configs, settings=settings)
@@ -70,8 +62,19 @@ def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor])
         raise
     except Exception as err:  # noqa: BLE001 - the user's host code, reported at the loop it surrounds
         raise UnsupportedError(f"the kernel's host code failed when run in torch around the simulated device loop "
-                               f"(Helion's eager reference mode): {type(err).__name__}: {err}",
-                               SourceLocation(path, loop.lineno, lines[loop.lineno - first].rstrip())) from err
+                               f"(Helion's eager reference mode): {type(err).__name__}: {err}", where) from err
+
+
+def _kernel_source(fn) -> tuple[str, list[str], int] | None:
+    """(file, its lines, the `def` line) of a kernel's function; None where its source cannot be read."""
+    try:
+        path = inspect.getsourcefile(fn)
+    except TypeError:
+        return None
+    if path is None or not Path(path).is_file():
+        return None
+    lines = Path(path).read_text().splitlines()
+    return path, lines, def_line_of(lines, fn.__code__.co_firstlineno)
 
 
 def _fill(local: dict, results: dict[str, torch.Tensor], at: SourceLocation) -> None:

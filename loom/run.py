@@ -133,8 +133,9 @@ def check_outputs(compilation: Compilation, program: Program, outputs: dict[str,
     host_line = host_code_line(compilation.kernel, written)
     if host_line is None:
         return _check(program, outputs, reference, args, _returned(compilation), tensor_shapes(compilation))
-    results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], tensor_shapes(compilation)))
-               for t in program.tensors if t.kind == "output"}
+    shapes = tensor_shapes(compilation)
+    results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], shapes))
+               for t in program.tensors if t.name in written}
     returned = run_host_code(compilation.kernel, args, results)
     return _check_returned(returned, reference(*args), reference, host_line)
 
@@ -179,8 +180,18 @@ def _check(program: Program, simulated: dict[str, np.ndarray], reference, args: 
             got = data[tuple(slice(0, s) for s in ref.shape)]
         else:  # a host-side reshape of the output (`out.view(b, m, n)`): same elements, other shape
             got = _reshaped(data, ref, output.name)
-        checks.append(Check(output.name, float(np.abs(got - ref).max()), float(np.abs(ref).max()),
-                            tolerance(ref, expected_tensor.dtype)))
+        checks.append(_compared(output.name, got, ref, expected_tensor.dtype))
+    return _worst(checks)
+
+
+def _compared(name: str, got: np.ndarray, ref: np.ndarray, dtype: torch.dtype) -> Check:
+    """One value against its reference (float32 arrays of one shape), at the tolerance of `dtype`."""
+    error = float(np.abs(got - ref).max()) if ref.size else 0.0
+    return Check(name, error, float(np.abs(ref).max()) if ref.size else 0.0, tolerance(ref, dtype))
+
+
+def _worst(checks: list[Check]) -> Check:
+    """The check furthest out relative to its tolerance."""
     return max(checks, key=lambda c: c.max_abs_error / max(c.tolerance, 1e-30))
 
 
@@ -201,14 +212,9 @@ def _check_returned(returned, expected, reference, host_line: int) -> Check:
         raise UnsupportedError(f"the kernel returns tensors of shapes {[list(g.shape) for g in got]} but reference() "
                                f"returns {[list(r.shape) for r in refs]}; expected one reference tensor per returned "
                                "tensor, in the same order and shape", _def_location(reference))
-    checks = []
-    for position, (value, ref) in enumerate(zip(got, refs)):
-        r = ref.detach().float().numpy()
-        error = float(np.abs(value.detach().float().numpy() - r).max()) if r.size else 0.0
-        name = f"return value {position} (host code from line {host_line} run in torch, not simulated)"
-        checks.append(Check(name, error, float(np.abs(r).max()) if r.size else 0.0,
-                            tolerance(r, ref.dtype)))
-    return max(checks, key=lambda c: c.max_abs_error / max(c.tolerance, 1e-30))
+    return _worst([_compared(f"return value {position} (host code from line {host_line} run in torch, not simulated)",
+                             value.detach().float().numpy(), ref.detach().float().numpy(), ref.dtype)
+                   for position, (value, ref) in enumerate(zip(got, refs))])
 
 
 def _fits(ref: torch.Tensor, output) -> bool:

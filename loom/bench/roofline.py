@@ -15,15 +15,14 @@ import torch
 
 from loom.arch import Arch
 from loom.cost import default_fidelity
-
-_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "int64": 8}
+from loom.ir.types import DTYPE_BYTES
 
 
 def dram_bytes(args: tuple, outputs: dict[str, tuple[tuple[int, ...], str]]) -> int:
     """Bytes a kernel must move: its tensor arguments, read once, and its outputs (name -> (real shape,
     element type)), written once."""
     read = sum(a.numel() * a.element_size() for a in args if isinstance(a, torch.Tensor))
-    written = sum(math.prod(shape) * _BYTES[dtype] for shape, dtype in outputs.values())
+    written = sum(math.prod(shape) * DTYPE_BYTES[dtype] for shape, dtype in outputs.values())
     return read + written
 
 

@@ -21,7 +21,7 @@ import torch
 import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
-from loom.frontend.host_code import read_host_return
+from loom.frontend.host_code import def_line_of, read_host_return
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     source_file = os.path.relpath(inspect.getsourcefile(fn) or "<unknown>")
     source_lines, _ = _read_source(fn)
     first_line = fn.__code__.co_firstlineno
-    def_line = _def_line(source_lines, first_line)
+    def_line = def_line_of(source_lines, first_line)
 
     def at(line: int) -> SourceLocation:
         return SourceLocation(source_file, line, source_lines[line - 1] if 0 < line <= len(source_lines) else "")
@@ -361,14 +361,6 @@ def _restore_shared_operands(graph: torch.fx.Graph) -> None:
             if arg is None and isinstance(formal.type, torch.TensorType):
                 args[i] = operands[0]
         node.args = tuple(args)
-
-
-def _def_line(lines: list[str], first_line: int) -> int:
-    """The `def` line of a function whose first line (decorators included) is `first_line`."""
-    for offset, text in enumerate(lines[first_line - 1:] if first_line > 0 else []):
-        if re.match(r"\s*(async\s+)?def\b", text):
-            return first_line + offset
-    return first_line
 
 
 def _target_name(node: torch.fx.Node | None) -> str:

@@ -10,6 +10,7 @@ reshapes of them) has no such code.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 
@@ -22,17 +23,18 @@ class HostReturn:
     epilogue: int | None = None
 
 
+def def_line_of(lines: list[str], first_line: int) -> int:
+    """The `def` line of a function whose first line (decorators included) is `first_line`."""
+    for offset, text in enumerate(lines[first_line - 1:] if first_line > 0 else []):
+        if re.match(r"\s*(async\s+)?def\b", text):
+            return first_line + offset
+    return first_line
+
+
 def read_host_return(source_lines: list[str], def_line: int) -> HostReturn:
     """The host code after the last device loop of the kernel whose `def` is at `def_line`."""
-    try:
-        tree = ast.parse("\n".join(source_lines))
-    except SyntaxError:
-        return HostReturn()  # Helion has parsed it already; a file Loom cannot parse again is not this check's concern
-    kernel = next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                   and node.lineno == def_line), None)
-    if kernel is None:
-        return HostReturn()
-    loops = [i for i, stmt in enumerate(kernel.body) if isinstance(stmt, ast.For) and is_device_loop(stmt.iter)]
+    kernel = kernel_definition(source_lines, def_line)
+    loops = device_loops(kernel) if kernel is not None else []
     if not loops:
         return HostReturn()
     returned: list[str] = []
@@ -44,6 +46,22 @@ def read_host_return(source_lines: list[str], def_line: int) -> HostReturn:
             continue  # a string or `...`
         return HostReturn(epilogue=stmt.lineno)
     return HostReturn(returned)
+
+
+def kernel_definition(source_lines: list[str], def_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The syntax tree of the function whose `def` is at `def_line` of a file; None if the file cannot be
+    read again (Helion has parsed it already; that is not this module's concern)."""
+    try:
+        tree = ast.parse("\n".join(source_lines))
+    except SyntaxError:
+        return None
+    return next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.lineno == def_line), None)
+
+
+def device_loops(kernel: ast.FunctionDef | ast.AsyncFunctionDef) -> list[int]:
+    """Positions in the kernel's body of its top-level device loops."""
+    return [i for i, stmt in enumerate(kernel.body) if isinstance(stmt, ast.For) and is_device_loop(stmt.iter)]
 
 
 def is_device_loop(iterator: ast.expr) -> bool:

@@ -59,6 +59,7 @@ from loom.frontend.control_flow import NOT_TAKEN, ControlFlowLowering
 from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts
 from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel
+from loom.frontend.host_code import def_line_of
 from loom.frontend.positions import PositionLowering
 from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, target_name
@@ -482,9 +483,7 @@ def check_dram_capacity(kernel: TracedKernel, arch) -> None:
 
 def _def_line(kernel: TracedKernel) -> int:
     """The `def` line of the kernel (its first line is the decorator's)."""
-    lines = kernel.source_lines[kernel.first_line - 1:] if kernel.first_line > 0 else []
-    return next((kernel.first_line + i for i, text in enumerate(lines) if text.lstrip().startswith("def ")),
-                kernel.first_line)
+    return def_line_of(kernel.source_lines, kernel.first_line)
 
 
 def _gib(n: int) -> str:

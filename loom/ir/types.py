@@ -12,6 +12,7 @@ from loom.ir.dialect import SymOp
 
 ELEMENT_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "i32": 4, "i64": 8}
 DTYPE_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "i32": "int32", "i64": "int64"}
+DTYPE_BYTES = {DTYPE_NAMES[name]: size for name, size in ELEMENT_BYTES.items()}  # by dtype name (`bfloat16`)
 
 
 def element_bytes(element_type: Attribute | str) -> int:
