@@ -25,7 +25,9 @@ throughput):
 - a matmul costs ceil(M/32)·ceil(N/32)·ceil(K/32) tiles × cycles per tile at the fidelity the
   architecture uses for its input type, plus a fixed call latency;
 - elementwise, reduction, fill, copy and transpose ops cost their tiles × the vector-unit cycles
-  per tile of each body op.
+  per tile of each body op; a position mask in a loop to the enclosing tile's end (causal
+  attention's) runs only on the r = outer block / block key blocks that cross the diagonal, once
+  per query block and outside the loop's pipeline (the cores skip it on blocks kept whole).
 - a split loop's combine (root core of a group of `w` cores): each sender copies its partial
   states into a circular buffer and writes them into the root's L1 (the root receives
   (w-1) states at the measured 1 <- all rate, a sender writes at the 1 -> 1 rate), after a
@@ -96,6 +98,7 @@ class LatencyModel:
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
         self.kept_loads: dict[str, E.Expr] = {}  # tensor -> hoist knob: no load in the loop when on
+        self.diagonal_masks: list[E.Expr] | None = None  # in a loop to a tile's end: its position masks
 
     def build(self, heg: HEG) -> Latency:
         launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
@@ -109,31 +112,40 @@ class LatencyModel:
         if isinstance(heg, Seq):
             return E.add(*[self.latency(item, repeat) for item in heg.items])
         if isinstance(heg, For):
-            trips = self.trips(heg)
-            if isinstance(heg.child, Pipe):
-                # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
-                # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
-                fill = E.Const(0)
-                if heg.hoist is not None:  # kept panels: read once before the loop, not in its iterations
-                    knob = E.Knob(heg.hoist.knob)
-                    # the panel reads count as work (the report's breakdown) only when the knob keeps them
-                    fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob)), E.Const(0))
-                    self.kept_loads = {t: knob for t in heg.hoist.tensors}
-                steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
-                self.kept_loads = {}
-                if heg.until is not None:  # (trips - 1) steady iterations, trips = twice / 2 on average
-                    steady = E.ceil_div(E.mul(E.add(self.twice_trips_until(heg), -2), steady), 2)
-                    return E.add(fill, steady, serial, label=f"for {heg.name}")
-                return E.add(fill, E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
-            child = self.latency(heg.child, E.mul(repeat, trips))
-            if heg.until is not None:
-                return E.ceil_div(E.mul(self.twice_trips_until(heg), child), 2, label=f"for {heg.name}")
-            return E.mul(trips, child, label=f"for {heg.name}")
+            outer, self.diagonal_masks = self.diagonal_masks, [] if heg.until is not None else None
+            try:
+                cycles = self.loop(heg, repeat)
+                return cycles if not self.diagonal_masks else self.diagonal(heg, cycles, repeat)
+            finally:
+                self.diagonal_masks = outer
         if isinstance(heg, Compute):
             return E.add(*[self.compute(p, repeat) for p in heg.ops])
         if isinstance(heg, Combine):
             return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
+
+    def loop(self, heg: For, repeat: E.Expr) -> E.Expr:
+        """T(for)."""
+        trips = self.trips(heg)
+        if isinstance(heg.child, Pipe):
+            # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
+            # and drains the pipeline (the paper's trips x T_pipe leaves out the fill and drain)
+            fill = E.Const(0)
+            if heg.hoist is not None:  # kept panels: read once before the loop, not in its iterations
+                knob = E.Knob(heg.hoist.knob)
+                # the panel reads count as work (the report's breakdown) only when the knob keeps them
+                fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob)), E.Const(0))
+                self.kept_loads = {t: knob for t in heg.hoist.tensors}
+            steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
+            self.kept_loads = {}
+            if heg.until is not None:  # (trips - 1) steady iterations, trips = twice / 2 on average
+                steady = E.ceil_div(E.mul(E.add(self.twice_trips_until(heg), -2), steady), 2)
+                return E.add(fill, steady, serial, label=f"for {heg.name}")
+            return E.add(fill, E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
+        child = self.latency(heg.child, E.mul(repeat, trips))
+        if heg.until is not None:
+            return E.ceil_div(E.mul(self.twice_trips_until(heg), child), 2, label=f"for {heg.name}")
+        return E.mul(trips, child, label=f"for {heg.name}")
 
     def panel_fill(self, hoist, repeat: E.Expr) -> E.Expr:
         """Reading the kept panels before the loop: each load's block widened to the whole extent
@@ -151,6 +163,15 @@ class LatencyModel:
     def trips_until(self, loop: For) -> E.Expr:
         """The average trips of a loop to the enclosing tile's end, rounded up (`twice_trips_until` / 2)."""
         return E.ceil_div(self.twice_trips_until(loop), 2, label=f"trips of {loop.name}")
+
+    def diagonal(self, loop: For, cycles: E.Expr, repeat: E.Expr) -> E.Expr:
+        """A loop to the enclosing tile's end with its position masks added back: of the r (i + 1) key
+        blocks query block i runs, only the r = outer block / block that cross the diagonal are masked;
+        the cores skip the mask on the others, kept whole."""
+        ratio = E.floor_div(dim_expr(loop.until.block), dim_expr(loop.trips[1]))
+        masks = E.mul(ratio, E.add(*self.diagonal_masks), label="position masks on the diagonal")
+        self.result.categories["compute"].append(E.mul(repeat, masks))
+        return E.add(cycles, masks, label=f"for {loop.name}")
 
     @staticmethod
     def twice_trips_until(loop: For) -> E.Expr:
@@ -325,6 +346,9 @@ class LatencyModel:
                 _COMPUTE_PRICES.clear()
             known = _COMPUTE_PRICES[key] = (self.arch, instruction(self.arch, self.stages(prim), label))
         cost_ = known[1]
+        if self.diagonal_masks is not None and prim.ops == ("loom.position_mask",):
+            self.diagonal_masks.append(cost_)  # priced once per diagonal block (`diagonal`)
+            return E.Const(0)
         self.result.categories["compute"].append(E.mul(repeat, cost_))
         return cost_
 

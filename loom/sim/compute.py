@@ -85,6 +85,17 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
     raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
 
 
+def skips(ins: object, env: dict[str, int], rows: int, cols: int, tile: Shape) -> bool:
+    """Whether a compute op is a no-op the core skips: an in-place `Mask` on a block it keeps whole
+    (a kernel tests the block's corners on its loop indices, as TTNN's causal SDPA masks only the
+    chunks on the diagonal). `rows` x `cols` tiles of `tile` elements."""
+    if not isinstance(ins, Mask) or ins.src != ins.dst:
+        return False
+    y0, x0 = ins.row_start.eval(env), ins.col_start.eval(env)
+    y1, x1 = y0 + rows * tile[0] - 1, x0 + cols * tile[1] - 1
+    return all(a * (y0 if a >= 0 else y1) + b * (x0 if b >= 0 else x1) + k >= 0 for a, b, k in ins.keep)
+
+
 def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np.ndarray], None],
           shape: Callable[[Ref], Shape], tile: Shape, env: dict[str, int] | None = None) -> None:
     """Run `ins` on float32 matrices: `read(ref)` gives an input, `read(ref, True)` the current value

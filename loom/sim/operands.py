@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from loom.backend.program import Matmul, ProgramError, Ref
-from loom.sim.compute import apply, op_stages, operands
+from loom.backend.program import Mask, Matmul, ProgramError, Ref
+from loom.sim.compute import apply, op_stages, operands, skips
 from loom.sim.data import block_to_matrix, matrix_to_block, quantize
 
 if TYPE_CHECKING:
@@ -86,6 +86,8 @@ class ComputeMixin:
                 raise ProgramError(f"core {core.coord} compute, {type(ins).__name__}: touches {need} tiles "
                                    f"at the {side} of CB '{cb.name}' ({cb.rows}x{cb.cols} blocks), expected "
                                    f"at most {have} (missing {hint}?)")
+        if isinstance(ins, Mask) and skips(ins, env, *self._shape(core, ins.dst), self.tile):
+            return self.now
         if self.functional:
             apply(ins, lambda r, out=False: self._read(core, env, r, out),
                   lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile, env)

@@ -13,8 +13,10 @@ import loom
 from loom.backend import program as P
 from loom.errors import UnsupportedError
 from loom.kernel_file import load_kernel_file
+from loom.model import expr as E
 from loom.pipeline import compile as compile_kernel
 from loom.run import run
+from loom.sim.compute import skips
 from tests.conftest import ROOT, run_kernel_text
 
 CAUSAL = ROOT / "examples" / "causal_attention.py"
@@ -115,3 +117,35 @@ def test_grouped_heads_become_a_grid_axis_of_groups():
     assert "floordiv" not in text
     assert "loom.position_mask" in text and "keep = [[1 : i64, -1 : i64, 0 : i64]]" in text  # row >= column
     assert 'loom.until = "tile_m"' in text  # the key loop ends at the query block's end
+
+
+def test_a_core_masks_only_the_key_blocks_the_diagonal_crosses():
+    """L = 256 in query blocks of 64 and key blocks of 32: query block i runs 2 (i + 1) key blocks and
+    masks only its last 2 (8 masks in all, not 20); the others are kept whole and skipped, in the
+    simulator and in the model (the mask priced r = 2 times per query block, outside the key loop)."""
+    source = load_kernel_file(CAUSAL)
+    args = source.example_args({"H": 1, "KV": 1, "L": 256, "D": 32})
+    compiled = compile_kernel(source.kernel, args, "ring32", block_sizes={"tile_m": 64, "tile_n": 32})
+    outcome = run(compiled, args, reference=source.reference, trace=True)
+    assert outcome.check.ok, outcome.check
+    masks = [r for r in outcome.sim.trace.records if r[0] == "X" and r[3] == "Mask"]
+    assert len(masks) == 8
+    best = compiled.ranked[0]
+    total = best.model.latency.total
+    diagonal = [t for t in E.walk(total) if t.label == "position masks on the diagonal"]
+    assert len(diagonal) == 1 and E.evaluate(diagonal[0], best.values) > 0
+    mask_prices = lambda e: [t for t in E.walk(e) if "position_mask" in (t.label or "")]  # noqa: E731
+    assert mask_prices(total) and mask_prices(total) == mask_prices(diagonal[0])  # none inside the key loop
+
+
+@pytest.mark.parametrize("row_start, keep, whole", [
+    (64, (1, -1, 0), True),    # rows 64..95 >= columns 32..63 everywhere
+    (64, (1, -1, -1), True),   # and > too (64 > 63)
+    (32, (1, -1, 0), False),   # rows 32..63 against columns 32..63: the diagonal block
+    (64, (-1, 1, 0), False),   # column >= row nowhere
+])
+def test_an_in_place_mask_on_a_block_it_keeps_whole_is_skipped(row_start, keep, whole):
+    ref = P.Ref("s")
+    mask = P.Mask(ref, ref, float("-inf"), row_start=row_start, col_start=32, keep=(keep,))
+    assert skips(mask, {}, 1, 1, (32, 32)) is whole
+    assert not skips(dataclasses.replace(mask, dst=P.Ref("t")), {}, 1, 1, (32, 32))  # a copy is still a copy
