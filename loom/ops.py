@@ -141,7 +141,7 @@ _TABLE = (
 _BY_FORM: dict[tuple[Form, str], Op] = {(op.form, op.name): op for op in _TABLE}
 _BY_ATEN: dict[str, Op] = {target: op for op in _TABLE for target in op.aten}
 _BY_IR: dict[tuple[bool, str], Op] = {(op.form == "reduce", op.ir_name): op for op in _TABLE if op.ir is not None}
-CONVERSIONS = frozenset({"arith.extf", "arith.truncf"})
+CONVERSIONS = frozenset({"arith.extf", "arith.truncf", "arith.sitofp", "arith.fptosi"})
 """Body ops that only change the element type: the unpacker and packer convert formats, so they
 cost no math and have no instruction of their own."""
 

@@ -58,12 +58,18 @@ class RunResult:
     check: Check | None = None
 
 
+_EXACT_INT = 2**24  # the largest integer float32 holds exactly, with every smaller one
+
+
 def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
     """Kernel arguments as float32 arrays, padded to the program's whole-tile tensor shapes."""
     tensors = [t for t in program.tensors if t.kind == "input"]
     arrays = [a for a in args if isinstance(a, torch.Tensor)]
     out = {}
     for tensor, array in zip(tensors, arrays):
+        if not array.is_floating_point() and array.numel() and int(array.abs().max()) > _EXACT_INT:
+            raise UnsupportedError(f"argument '{tensor.name}' holds integers up to {int(array.abs().max())}; the "
+                                   f"simulator carries int32 tiles as float32, exact up to {_EXACT_INT}")
         data = array.detach().float().numpy()
         if tensor.vector is not None and len(tensor.shape) == 2 and data.ndim > 1:  # a flat view (`x.view(-1)`)
             data = data.reshape(-1)

@@ -27,6 +27,7 @@ ISSUE17_EXAMPLES = {
     "swiglu": ({"M": 64, "N": 128}, True),
     "matmul_bias_gelu": ({"M": 64, "N": 64, "K": 64}, False),
     "rope": ({"H": 2, "S": 64, "D": 64}, True),
+    "cross_entropy": ({"N": 64, "V": 200}, True),  # int64 labels; a vocabulary tail
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

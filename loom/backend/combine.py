@@ -12,7 +12,7 @@ chunk of the loop, once per tile:
 - root writer: reserves `gather_<state>` (all w - 1 slots), tells each sender it is ready, waits
   until all w - 1 have written, and pushes the CBs to compute;
 - root compute: merges the partials one at a time into its own states (sum: add; max: max;
-  lse: `M = max(m, m_j)`, `x = x * exp(m - M) + x_j * exp(m_j - M)`, `m = M`), then pops.
+  lse: `M = max(m, m_j)`, `x = x * exp(m - M) + x_j * exp(m_j - M)`, `m = M`, a carried sum adds), then pops.
 
 The root alone then runs the loop's epilogue; the root's consumer never reads a partial before
 its sender's write completed, because `gather_valid` is incremented only after the sender's
@@ -112,12 +112,15 @@ def _partial(s: State, j: int) -> P.Ref:
 
 
 def _rescale(states: list[State], m: State, j: int) -> list:
-    """Merge partial j by log-sum-exp: M = max(m, m_j), x = x * exp(m - M) + x_j * exp(m_j - M), m = M."""
+    """Merge partial j by log-sum-exp: M = max(m, m_j), x = x * exp(m - M) + x_j * exp(m_j - M), m = M;
+    a carried sum adds its partial."""
     new, own, other = P.Ref("combine_max"), P.Ref("combine_own"), P.Ref("combine_other")
     ops = [P.Binary("max", P.Ref(m.buffer), _partial(m, j), new),
            P.Binary("sub", P.Ref(m.buffer), new, own), P.Unary("exp", own, own),
            P.Binary("sub", _partial(m, j), new, other), P.Unary("exp", other, other)]
     for s in states:
+        if s.role == "sum":  # a plain sum carried beside the online softmax (a picked logit): partials add
+            ops.append(P.Binary("add", P.Ref(s.buffer), _partial(s, j), P.Ref(s.buffer)))
         if s.role != "rescaled":
             continue
         product = P.Ref(f"combine_{s.label}")

@@ -7,6 +7,7 @@ instructions."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
@@ -52,7 +53,12 @@ def _generic(op: GenericOp, ref: Callable[[SSAValue], P.Ref], index: Callable[[S
     if entry.form == "reduce":
         return P.Reduce(entry.name, ref(op.inputs[0]), ref(out))
     if entry.form == "mask":
-        return _mask(body[0], ref(op.inputs[0]), ref(out), index)
+        mask = _mask(body[0], ref(op.inputs[0]), ref(out), index)
+        if body[0].bound is None:
+            return mask
+        arg = _unconverted(body[0].bound)  # the generic's second input, the data the positions meet
+        maps = [m.data for m in op.indexing_maps]
+        return replace(mask, data=ref(op.inputs[arg.index]), data_bcast=_bcast(maps[arg.index], maps[-1]))
     if entry.form == "unary":
         return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
     constant = [o for o in map(_unconverted, body[0].operands) if not isinstance(o, BlockArgument)]
@@ -77,13 +83,14 @@ def _mask(body: PositionMaskOp, src: P.Ref, dst: P.Ref, index: Callable[[SSAValu
     the rows), a 2-D one rows x columns; leading dimensions of a higher rank must not take part."""
     starts = [index(v) for v in body.offsets]
     rows = body.half_planes()
+    data = tuple(row.pop() for row in rows) if body.bound is not None else ()  # each row's data coefficient
     fill = body.fill.value.data
     if len(starts) == 1:
-        return P.Mask(src, dst, fill, starts[0], 0, tuple((a, 0, k) for a, k in rows))
+        return P.Mask(src, dst, fill, starts[0], 0, tuple((a, 0, k) for a, k in rows), data_coeffs=data)
     if any(any(row[:-3]) for row in rows):
         raise UnsupportedError("a mask on a leading dimension of a tile of rank 3 or more is not supported; "
                                "expected tails and positions in the last two dimensions")
-    return P.Mask(src, dst, fill, starts[-2], starts[-1], tuple(tuple(row[-3:]) for row in rows))
+    return P.Mask(src, dst, fill, starts[-2], starts[-1], tuple(tuple(row[-3:]) for row in rows), data_coeffs=data)
 
 
 _COMMUTATIVE = {"add", "mul", "max", "min"}

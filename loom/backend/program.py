@@ -427,7 +427,9 @@ class Mask:
     element (r, c) of the block is at (y, x) = (`row_start` + r, `col_start` + c), in elements, and is
     kept where every (a, b, k) of `keep` has a·y + b·x + k >= 0. A tail of L rows is (-1, 0, L - 1);
     a causal mask (query rows, key columns) is (1, -1, 0). A tail's padding takes the identity of the
-    reduction that follows (`loom.frontend.tails`), a causal mask's -inf (`loom.frontend.positions`)."""
+    reduction that follows (`loom.frontend.tails`), a causal mask's -inf (`loom.frontend.positions`).
+    With `data` (broadcast by `data_bcast`, as a Binary's b), half-plane i adds `data_coeffs[i]` times
+    the element's value of it: x == label is (0, 1, 0) and (0, -1, 0) with coefficients -1 and 1."""
 
     src: Ref
     dst: Ref
@@ -435,6 +437,9 @@ class Mask:
     row_start: Idx = 0
     col_start: Idx = 0
     keep: tuple[tuple[int, int, int], ...] = ()
+    data: Ref | None = None
+    data_bcast: str = "col"
+    data_coeffs: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         _set(self, "row_start", _aff(self.row_start))

@@ -14,7 +14,7 @@ import torch
 import torch.fx
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AffineMapAttr, DenseArrayBase, bf16, f16, f32, i64
+from xdsl.dialects.builtin import AffineMapAttr, DenseArrayBase, IntegerType, bf16, f16, f32, i64
 from xdsl.dialects.linalg.ops import GenericOp, IteratorType, IteratorTypeAttr, MatmulOp, TransposeOp, YieldOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -156,6 +156,10 @@ class ComputeLowering:
         except ValueError as err:
             raise UnsupportedError(str(err), self.k.location(node)) from None
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
+        if op is not None and isinstance(out_type, IntegerType):
+            raise UnsupportedError(f"`{op.name}` on integer tiles is not supported yet (the op table's ops are "
+                                   "floating point); expected the integers converted first, `.to(torch.float32)`",
+                                   self.k.location(node))
         common = _expanded_in_all(operands, dims)
         if common:  # `max(m[:, None], amax(s, -1, keepdim=True))`: computed without the unit dims all add
             inner = self.elementwise_values(node, [_without_dims(o, common) for o in operands],
@@ -188,7 +192,7 @@ class ComputeLowering:
         """A `linalg.generic` computing `body_op` elementwise with numpy broadcasting."""
         rank = len(dims)
         tiles = [o for o in operands if isinstance(o, Tile)]
-        maps = [_broadcast_map(t, dims) for t in tiles] + [AffineMap.identity(rank)]
+        maps = [broadcast_map(t, dims) for t in tiles] + [AffineMap.identity(rank)]
         scalars = {i: o for i, o in enumerate(operands) if not isinstance(o, Tile)}
         # a number stays fp32 (as the vector unit takes it) and meets a bf16 / f16 tile in the body, where the
         # op runs: `x * 0.18` rounds the product to bf16, not the number first (as torch computes it)
@@ -295,7 +299,7 @@ def _first_broadcasts(operands: list, dims: list) -> bool:
     if len(operands) != 2 or not all(isinstance(o, Tile) for o in operands):
         return False
     whole = AffineMap.identity(len(dims))
-    return _broadcast_map(operands[0], dims) != whole and _broadcast_map(operands[1], dims) == whole
+    return broadcast_map(operands[0], dims) != whole and broadcast_map(operands[1], dims) == whole
 
 
 def _expanded_in_all(operands: list, dims: list) -> tuple[int, ...]:
@@ -330,7 +334,7 @@ def _without_batch(index: list, batch: list[int]) -> list:
     return kept
 
 
-def _broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
+def broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
     """Map from the output's iteration space to the tile's SSA dims, numpy-style broadcasting."""
     rank = len(out_dims)
     offset = rank - len(tile.dims)
@@ -350,6 +354,9 @@ def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
     source = value.type
     if source == to:
         return value
+    if isinstance(source, IntegerType) != isinstance(to, IntegerType):  # int32 <-> float: torch's `.to`
+        convert = arith.SIToFPOp if isinstance(source, IntegerType) else arith.FPToSIOp
+        return builder.insert(convert(value, to)).result
     widths = {f16: 16, bf16: 16, f32: 32}
     if widths[source] < widths[to]:
         return builder.insert(arith.ExtFOp(value, to)).result

@@ -11,7 +11,7 @@ with a number `c` (or `torch.where(pred, c, x)`, `x.masked_fill(pred, c)`) becom
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.fx
@@ -22,21 +22,30 @@ from loom.frontend.tiles import Tile, target_name
 
 @dataclass(frozen=True)
 class Position:
-    """sum of coefficient × (position of an element along block b) + const; `terms`: block id -> coefficient."""
+    """sum of coefficient × (position of an element along block b) + const; `terms`: block id -> coefficient.
+    A position compared with a tile of data (`tile.index[None, :] == label[:, None]`) also carries that tile,
+    `data`, times `data_coeff` (the element's value of it, broadcast as the comparison broadcasts)."""
 
     terms: tuple[tuple[int, int], ...]
     const: int = 0
+    data: Tile | None = field(default=None, compare=False)
+    data_coeff: int = 0
 
     def plus(self, other: Position | int, sign: int = 1) -> Position:
         if isinstance(other, int):
-            return Position(self.terms, self.const + sign * other)
+            return Position(self.terms, self.const + sign * other, self.data, self.data_coeff)
         terms = dict(self.terms)
         for block, coeff in other.terms:
             terms[block] = terms.get(block, 0) + sign * coeff
-        return Position(tuple(sorted((b, c) for b, c in terms.items() if c)), self.const + sign * other.const)
+        if self.data is not None and other.data is not None and self.data is not other.data:
+            raise UnsupportedError("a position compared with two different tiles of data; expected one")
+        data = self.data if self.data is not None else other.data
+        coeff = self.data_coeff + sign * other.data_coeff
+        return Position(tuple(sorted((b, c) for b, c in terms.items() if c)), self.const + sign * other.const,
+                        data if coeff else None, coeff)
 
     def times(self, k: int) -> Position:
-        return Position(tuple((b, c * k) for b, c in self.terms), self.const * k)
+        return Position(tuple((b, c * k) for b, c in self.terms), self.const * k, self.data, self.data_coeff * k)
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,8 @@ class PositionLowering:
             if all(i is None or i == slice(None) for i in node.args[1]):
                 return args[0]
         op = name.removeprefix("aten.").split(".")[0]
+        if len(args) >= 2 and op in (*_COMPARE, "eq", "add", "sub") and any(isinstance(a, Tile) for a in args[:2]):
+            args = [Position((), 0, a, 1) if isinstance(a, Tile) else a for a in args]  # data a position meets
         if len(args) >= 2 and _affine(args[0]) and _affine(args[1]):
             left = args[0] if isinstance(args[0], Position) else Position((), args[0])
             if op in ("add", "sub"):
@@ -124,7 +135,13 @@ class PositionLowering:
         keep = [[dict(half.terms).get(b, 0) if b is not None else 0 for b in blocks] + [half.const]
                 for half in cond.half_planes]
         offsets = [self.block_offset(d) if b is not None else self.const(0) for d, b in zip(dims, blocks)]
-        return self.position_mask(x, offsets, keep, fill, node)
+        data = {id(half.data): half.data for half in cond.half_planes if half.data is not None}
+        if len(data) > 1:
+            raise UnsupportedError("a mask comparing positions with two different tiles of data; expected one",
+                                   self.k.location(node))
+        if data:  # each row ends with the data's coefficient
+            keep = [row + [half.data_coeff] for row, half in zip(keep, cond.half_planes)]
+        return self.position_mask(x, offsets, keep, fill, node, bound=next(iter(data.values()), None))
 
 
 def _affine(value: object) -> bool:

@@ -18,13 +18,13 @@ import torch
 import torch.fx
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.dialects.builtin import AffineMapAttr, IntegerType, f32
 from xdsl.dialects.linalg.ops import GenericOp, IteratorType, IteratorTypeAttr, YieldOp
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from loom.errors import UnsupportedError
-from loom.frontend.compute import MATMULS, reduction_input, reduction_op
+from loom.frontend.compute import MATMULS, broadcast_map, reduction_input, reduction_op
 from loom.frontend.tiles import IDENTITY, Tile, target_name
 from loom.ir.dialect import PositionMaskOp
 
@@ -52,16 +52,29 @@ class TailLowering:
         return self.position_mask(src, offsets, keep, fill, node)
 
     def position_mask(self, src: Tile, offsets: list[SSAValue], keep: list[list[int]], fill: float,
-                      node: torch.fx.Node) -> Tile:
-        """`src` with `fill` where an element's position (`offsets` plus its index) fails a row of `keep`."""
+                      node: torch.fx.Node, bound: Tile | None = None) -> Tile:
+        """`src` with `fill` where an element's position (`offsets` plus its index) fails a row of `keep`;
+        with `bound`, a tile of data broadcast over src, each row's last coefficient multiplies its value."""
         dtype = src.value.type.element_type
         ssa_dims = [d for i, d in enumerate(src.dims) if i not in src.expanded]
         rank = len(ssa_dims)
         init = self.empty(ssa_dims, dtype)
-        body = Block(arg_types=[dtype, dtype])
+        inputs, maps = [src.value], [AffineMap.identity(rank)]
+        if bound is not None:
+            if src.expanded:
+                raise UnsupportedError("a mask comparing positions with data on a tile with `None` dims is not "
+                                       "supported; expected the comparison on a whole block", self.k.location(node))
+            inputs.append(bound.value)
+            maps.append(broadcast_map(bound, src.dims))
+        body = Block(arg_types=[v.type.element_type for v in inputs] + [dtype])
         bb = Builder(InsertPoint.at_end(body))
-        bb.insert(YieldOp(bb.insert(PositionMaskOp(body.args[0], offsets, keep, fill)).result))
-        op = GenericOp([src.value], [init], Region(body), [AffineMapAttr(AffineMap.identity(rank))] * 2,
+        limit = None
+        if bound is not None:  # positions are whole numbers: an integer bound meets them as a float
+            limit = body.args[1]
+            if isinstance(limit.type, IntegerType):
+                limit = bb.insert(arith.SIToFPOp(limit, f32)).result
+        bb.insert(YieldOp(bb.insert(PositionMaskOp(body.args[0], offsets, keep, fill, limit)).result))
+        op = GenericOp(inputs, [init], Region(body), [AffineMapAttr(m) for m in [*maps, AffineMap.identity(rank)]],
                        [IteratorTypeAttr(IteratorType.PARALLEL)] * rank, [init.type])
         masked = self.located(op, node).res[0]
         return Tile(masked, src.dims, src.expanded, src.row)

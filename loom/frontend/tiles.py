@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 import torch.fx
-from xdsl.dialects.builtin import IndexType, bf16, f16, f32, i32, i64
+from xdsl.dialects.builtin import IndexType, bf16, f16, f32, i32
 from xdsl.ir import Attribute, SSAValue
 
 from loom.errors import UnsupportedError
@@ -15,8 +15,11 @@ INDEX = IndexType()
 IDENTITY = {"_mask_to", "_new_var"}  # FX targets that pass their tile through (a `_mask_to` where nothing has a tail)
 
 DTYPES: dict[torch.dtype, Attribute] = {
-    torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16, torch.int32: i32, torch.int64: i64,
+    torch.float32: f32, torch.bfloat16: bf16, torch.float16: f16, torch.int32: i32, torch.int64: i32,
 }
+"""Element types on the device. An int64 tensor (PyTorch's default for indices and labels) is held as
+int32 tiles, as TTNN holds it (Tenstorrent tiles have no 64-bit format); `loom run` refuses values
+that do not fit."""
 
 
 def element_type(dtype: torch.dtype) -> Attribute:

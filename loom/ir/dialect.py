@@ -27,12 +27,14 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.math import FloatingPointLikeUnaryMathOperation
 from xdsl.ir import Dialect
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
     base,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -362,32 +364,40 @@ class PositionMaskOp(IRDLOperation):
     `[a_0, …, a_{n-1}, c]` of `keep` holds: a_0 p_0 + … + a_{n-1} p_{n-1} + c >= 0; elsewhere it is
     `fill`. A tail of real extent L in dimension d is the row -p_d + L - 1 >= 0; its fill is the
     identity of the reduction that follows (0 for a sum, -inf for a max). The offsets are index values
-    of the enclosing block (`tile_idx * tile`), one per iteration dimension, captured from above."""
+    of the enclosing block (`tile_idx * tile`), one per iteration dimension, captured from above.
+
+    A position compared with data (`tile_v.index[None, :] == label[:, None]`) takes the element's value
+    of a second tensor, `bound`: each row then ends with its coefficient, a·p + c + e·bound >= 0
+    (`keep = [[0, 1, 0, -1], [0, -1, 0, 1]]` keeps the column equal to the row's label)."""
 
     name = "loom.position_mask"
     input = operand_def(AnyFloat)
     offsets = var_operand_def(IndexType)
+    bound = opt_operand_def(AnyFloat)
     keep = prop_def(ArrayAttr[ArrayAttr[IntegerAttr]])
     fill = prop_def(FloatAttr)
     result = result_def(AnyFloat)
     traits = traits_def(Pure())
-    assembly_format = "$input `[` $offsets `]` attr-dict `:` type($input) `->` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = ("$input `[` $offsets `]` (`bound` $bound^ `:` type($bound))? attr-dict `:` type($input) "
+                       "`->` type($result)")
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
 
-    def __init__(self, value, offsets, keep: list[list[int]], fill: float):
+    def __init__(self, value, offsets, keep: list[list[int]], fill: float, bound=None):
         rows = ArrayAttr([ArrayAttr([IntegerAttr(n, i64) for n in row]) for row in keep])
         props = {"keep": rows, "fill": FloatAttr(fill, value.type)}
-        super().__init__(operands=[value, list(offsets)], properties=props, result_types=[value.type])
+        super().__init__(operands=[value, list(offsets), [bound] if bound is not None else []], properties=props,
+                         result_types=[value.type])
 
     def half_planes(self) -> list[list[int]]:
         """The rows of `keep`, as integers."""
         return [[n.value.data for n in row.data] for row in self.keep.data]
 
     def verify_(self) -> None:
+        width = len(self.offsets) + 1 + (self.bound is not None)
         for row in self.keep.data:
-            if len(row.data) != len(self.offsets) + 1:
-                raise VerifyException(f"loom.position_mask: expected rows of one coefficient per offset plus a "
-                                      f"constant ({len(self.offsets) + 1}), found {len(row.data)}")
+            if len(row.data) != width:
+                raise VerifyException(f"loom.position_mask: expected rows of one coefficient per offset, a constant "
+                                      f"and one for the bound if any ({width}), found {len(row.data)}")
 
 
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,

@@ -47,7 +47,9 @@ def operands(ins: object) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
         return (ins.a, ins.b), (ins.dst,)
     if isinstance(ins, Scalar):
         return (ins.a,), (ins.dst,)
-    if isinstance(ins, (Transpose, Unary, Reduce, Mask, Copy)):
+    if isinstance(ins, Mask):
+        return (ins.src,) if ins.data is None else (ins.src, ins.data), (ins.dst,)
+    if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
         return (ins.src,), (ins.dst,)
     raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
 
@@ -74,7 +76,8 @@ def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Calla
         return cost.eltwise(arch, op, r * c, tuple(dtype(s) for s in operands(ins)[0]), dtype(ins.dst))
     if isinstance(ins, Mask):
         r, c = shape(ins.dst)
-        return cost.eltwise(arch, ops.lookup("mask", "mask"), r * c, (dtype(ins.src),), dtype(ins.dst))
+        return cost.eltwise(arch, ops.lookup("mask", "mask"), r * c, tuple(dtype(s) for s in operands(ins)[0]),
+                            dtype(ins.dst))
     if isinstance(ins, Reduce):
         r, c = shape(ins.src)
         return cost.reduce(arch, ops.lookup("reduce", ins.op), r, c, dtype(ins.src), dtype(ins.dst))
@@ -89,7 +92,7 @@ def skips(ins: object, env: dict[str, int], rows: int, cols: int, tile: Shape) -
     """Whether a compute op is a no-op the core skips: an in-place `Mask` on a block it keeps whole
     (a kernel tests the block's corners on its loop indices, as TTNN's causal SDPA masks only the
     chunks on the diagonal). `rows` x `cols` tiles of `tile` elements."""
-    if not isinstance(ins, Mask) or ins.src != ins.dst:
+    if not isinstance(ins, Mask) or ins.src != ins.dst or ins.data is not None:
         return False
     y0, x0 = ins.row_start.eval(env), ins.col_start.eval(env)
     y1, x1 = y0 + rows * tile[0] - 1, x0 + cols * tile[1] - 1
@@ -112,8 +115,7 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
         elif isinstance(ins, Transpose):
             write(ins.dst, read(ins.src).T)
         elif isinstance(ins, Binary):
-            a, b = read(ins.a), read(ins.b)
-            b = {"none": b, "col": b[:, :1], "row": b[:1, :], "scalar": b[:1, :1]}[ins.bcast]
+            a, b = read(ins.a), _broadcast(read(ins.b), ins.bcast)
             write(ins.dst, ops.lookup("binary", ins.op).numpy(a, b).astype(np.float32))
         elif isinstance(ins, Scalar):
             a = read(ins.a)
@@ -134,8 +136,14 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
             rows = ins.row_start.eval(env) + np.arange(x.shape[0])[:, None]
             cols = ins.col_start.eval(env) + np.arange(x.shape[1])[None, :]
             keep = np.ones(x.shape, dtype=bool)
-            for a, b, k in ins.keep:
-                keep &= a * rows + b * cols + k >= 0
+            data = 0.0 if ins.data is None else _broadcast(read(ins.data), ins.data_bcast)
+            for (a, b, k), e in zip(ins.keep, ins.data_coeffs or (0,) * len(ins.keep)):
+                keep &= a * rows + b * cols + k + e * data >= 0
             write(ins.dst, ops.lookup("mask", "mask").numpy(x, keep, ins.fill).astype(np.float32))
         elif isinstance(ins, Copy):
             write(ins.dst, read(ins.src))
+
+
+def _broadcast(b: np.ndarray, bcast: str) -> np.ndarray:
+    """A second operand as it broadcasts over a block ("col": its first column, one value per row)."""
+    return {"none": b, "col": b[:, :1], "row": b[:1, :], "scalar": b[:1, :1]}[bcast]

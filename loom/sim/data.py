@@ -31,6 +31,8 @@ def quantize(x: np.ndarray, dtype: str) -> np.ndarray:
         return _round_bfp(x, _BFP_MANTISSA[dtype])
     if dtype == "int8":
         return np.clip(np.rint(x), -128, 127).astype(np.float32)
+    if dtype == "int32":  # a float packed to int32 truncates, as torch's `.to(torch.int32)`
+        return np.clip(np.trunc(x), -(2.0 ** 31), 2.0 ** 31 - 1).astype(np.float32)
     raise ValueError(f"expected a known dtype, found '{dtype}'")
 
 

@@ -24,6 +24,8 @@ CASES = [  # kernel, shape, block sizes, architecture, split width
     ("flash_decode", {"B": 2, "H": 4, "L": 1024, "D": 64, "G": 4}, {"tile_n": 64}, "wormhole_n150", 4),  # grouped
     ("flash_decode", {"B": 8, "H": 1, "L": 1024, "D": 64, "G": 8}, {"tile_n": 64}, "wormhole_n150", 4),  # multi-query
     ("flash_decode", {"B": 1, "H": 1, "L": 2048, "D": 64}, {"tile_n": 64}, "wormhole_n150", 16),  # 2-D group
+    # an online softmax carrying a plain sum beside it (the label's logit): its partials add
+    ("cross_entropy", {"N": 64, "V": 1024}, {"tile_m": 32, "tile_v": 128}, "wormhole_n150", 8),
 ]
 
 def _split_run(kernel, shape, sizes, arch, width):
