@@ -216,7 +216,7 @@ def _run_ttlang_sim(result, kernel_file: Path, shape: str | None, quiet: bool) -
     args = source.example_args(sizes)
     arch = result.lowering.arch
     program = build_program(result.lowering.stages["concrete"], result.ranked[0], arch)
-    outcome = run_ttlang_sim(program, arch, padded_inputs(program, args),
+    outcome = run_ttlang_sim(program, arch, padded_inputs(program, args, result.kernel),
                              source_notes=schedule_notes(result, result.ranked[0]))
     loom_sim = simulate(program, arch, extrapolate=False)
     if not quiet:

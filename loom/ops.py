@@ -29,7 +29,7 @@ from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 
 from loom.errors import UnsupportedError
-from loom.ir.dialect import GeluOp, GeluTanhOp, PositionMaskOp, SigmoidOp
+from loom.ir.dialect import COMPARES, GeluOp, GeluTanhOp, PositionMaskOp, SelectNotOp, SelectOp, SigmoidOp
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -73,6 +73,11 @@ def _torch(fn: Callable) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: fn(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))).numpy()
 
 
+def _as_floats(compare: Callable) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A numpy comparison whose result is 0.0 / 1.0 in float32."""
+    return lambda a, b: compare(a, b).astype(np.float32)
+
+
 def _gelu(x):
     import torch
 
@@ -95,6 +100,16 @@ _TABLE = (
        arith.MaximumfOp, "ttl.math.max({a}, {b})"),
     Op("min", "binary", "sfpu", ("min",), np.minimum, ("aten.minimum.default", "aten.clamp_max.default"),
        arith.MinimumfOp, "ttl.math.min({a}, {b})"),
+    # comparisons (0.0 / 1.0, torch's bool as floats) and the selects `torch.where(cond, a, b)` becomes:
+    # select(c, a) + select_not(c, b), exact since one of the two is 0.0 (loom.frontend.compute.lower_where)
+    *(Op(p, "binary", "sfpu", ("compare",), _as_floats(f),
+         (f"aten.{p}.Tensor", f"aten.{p}.Scalar"), COMPARES[p], no_ttlang="Loom emits no TT-Lang comparisons yet")
+      for p, f in (("gt", np.greater), ("ge", np.greater_equal), ("lt", np.less), ("le", np.less_equal),
+                   ("eq", np.equal), ("ne", np.not_equal))),
+    Op("select", "binary", "sfpu", ("select",), lambda c, x: np.where(c != 0, x, np.float32(0)), (), SelectOp,
+       no_ttlang="Loom emits no TT-Lang select yet"),
+    Op("select_not", "binary", "sfpu", ("select",), lambda c, x: np.where(c == 0, x, np.float32(0)), (),
+       SelectNotOp, no_ttlang="Loom emits no TT-Lang select yet"),
     # unary ops
     Op("exp", "unary", "sfpu", ("exp",), np.exp, ("aten.exp.default",), mathd.ExpOp, "ttl.math.exp({a})"),
     Op("exp2", "unary", "sfpu", ("exp",), np.exp2, ("aten.exp2.default",), mathd.Exp2Op, "ttl.math.exp2({a})"),

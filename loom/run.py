@@ -61,10 +61,16 @@ class RunResult:
 _EXACT_INT = 2**24  # the largest integer float32 holds exactly, with every smaller one
 
 
-def padded_inputs(program: Program, args: tuple) -> dict[str, np.ndarray]:
-    """Kernel arguments as float32 arrays, padded to the program's whole-tile tensor shapes."""
+def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.ndarray]:
+    """Kernel arguments as float32 arrays, padded to the program's whole-tile tensor shapes; each found by
+    its parameter name when the Helion `kernel` is given (an argument the kernel never reads has no tensor)."""
     tensors = [t for t in program.tensors if t.kind == "input"]
     arrays = [a for a in args if isinstance(a, torch.Tensor)]
+    if kernel is not None:
+        by_name = dict(zip(inspect.signature(kernel.fn).parameters, args))
+        arrays = [by_name.get(t.name) for t in tensors]
+        if any(not isinstance(a, torch.Tensor) for a in arrays):  # a view the host code made: in order
+            arrays = [a for a in args if isinstance(a, torch.Tensor)]
     out = {}
     for tensor, array in zip(tensors, arrays):
         if not array.is_floating_point() and array.numel() and int(array.abs().max()) > _EXACT_INT:
@@ -120,7 +126,7 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
             program, arch = place_row_major(program, tuple(arch.grid.dims), placed_on), placed_on
         if valid:
             program = replace(program, tensors=tuple(replace(t, valid=valid[t.name]) for t in program.tensors))
-        inputs = padded_inputs(program, args) if (functional or check_numbers) else None
+        inputs = padded_inputs(program, args, compilation.kernel) if (functional or check_numbers) else None
         stage = "simulate"
         sim = run_stage(stage, lambda: simulate(program, arch, functional=functional or check_numbers,
                                                 inputs=inputs, trace=trace, flops=flops))

@@ -31,6 +31,9 @@ _EXPRESSION = {
     ("unary", "erf"): "torch.erf(a - b)", ("unary", "sigmoid"): "torch.sigmoid(4 * (a - b))",
     ("unary", "gelu"): "torch.nn.functional.gelu(4 * (a - b))",
     ("unary", "gelu_tanh"): "torch.nn.functional.gelu(4 * (a - b), approximate='tanh')",
+    ("binary", "gt"): "torch.where(a > b, a, b)", ("binary", "ge"): "(a >= b).float()",
+    ("binary", "lt"): "torch.where(a < b, a - b, 0.0)", ("binary", "le"): "(a <= b).float() * b",
+    ("binary", "eq"): "(a == a).float() + (a == b).float()", ("binary", "ne"): "torch.where(a != b, a, 2.0)",
     ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "min"): "a - torch.amin(a, -1)[:, None]",
     ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
 }

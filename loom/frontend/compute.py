@@ -33,7 +33,7 @@ def elementwise_op(name: str) -> ops.Op | None:
 _MEANS = {"aten.mean.dim"}
 MATMULS = {"aten.mm.default", "aten.bmm.default", "aten.mm.dtype", "aten.bmm.dtype"}
 """Matrix products (`a @ b`, `torch.bmm(a, b, torch.float32)`); a bmm of batch tiles is a 2-D product per core."""
-REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar")
+REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar", "aten.reciprocal.default")
 """Elementwise targets computed by another entry of the op table (see `elementwise_form`)."""
 _POWERS = {2: ("aten.mul.Tensor", "x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
            -0.5: ("aten.rsqrt.default", "rsqrt"), -1: ("aten.div.Tensor", "1 / x")}
@@ -41,11 +41,13 @@ _POWERS = {2: ("aten.mul.Tensor", "x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
 
 def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
     """The op-table entry an elementwise node computes and its operands (tiles as FX nodes, or numbers):
-    relu is max(x, 0), `x ** c` for c in 2, 0.5, -0.5, -1 is x * x, sqrt, rsqrt or 1 / x.
+    relu is max(x, 0), `x ** c` for c in 2, 0.5, -0.5, -1 is x * x, sqrt, rsqrt or 1 / x, reciprocal 1 / x.
     The entry is None for a format conversion; an unsupported power raises a ValueError naming the ones accepted."""
     name = target_name(node)
     if name == "aten.relu.default":
         return ops.from_aten("aten.maximum.default"), [node.args[0], 0.0]
+    if name == "aten.reciprocal.default":  # `1.0 / x` as torch traces it
+        return ops.from_aten("aten.div.Tensor"), [1.0, node.args[0]]
     if name == "aten.pow.Tensor_Scalar":
         x, power = node.args
         if power not in _POWERS:
@@ -150,12 +152,14 @@ class ComputeLowering:
     def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
         out = node.meta["val"]
         dims = self.dims_of(out.shape)
-        out_type = element_type(out.dtype)
         try:
             op, args = elementwise_form(node)
         except ValueError as err:
             raise UnsupportedError(str(err), self.k.location(node)) from None
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
+        out_type = element_type(out.dtype) if out.dtype != torch.bool else _condition_type(operands)
+        if op is not None and op.name in _FLIPPED and _first_broadcasts(operands, dims):
+            op, operands = ops.lookup("binary", _FLIPPED[op.name]), operands[::-1]  # `m[:, None] > x` is x < m
         if op is not None and isinstance(out_type, IntegerType):
             raise UnsupportedError(f"`{op.name}` on integer tiles is not supported yet (the op table's ops are "
                                    "floating point); expected the integers converted first, `.to(torch.float32)`",
@@ -177,6 +181,27 @@ class ComputeLowering:
             return self.second_broadcast(node, operands, dims, out_type, op.name)
         result = self.elementwise_tiles(node, operands, [1, *dims] if row else dims, out_type, body)
         return Tile(result.value, result.dims, row=row)
+
+    def lower_where(self, node: torch.fx.Node, env: dict) -> Tile:
+        """`torch.where(cond, a, b)` (or `x.masked_fill(cond, v)`) on a condition computed from data (a 0 / 1
+        tile): select(cond, a) + select_not(cond, b), exact since one term is 0.0; a 0.0 branch is left out."""
+        if target_name(node) == "aten.masked_fill.Scalar":
+            cond, a, b = node.args[1], node.args[2], node.args[0]
+        else:
+            cond, a, b = node.args[:3]
+        cond, a, b = (env[v] if isinstance(v, torch.fx.Node) else v for v in (cond, a, b))
+        if not isinstance(cond, Tile) or not all(isinstance(v, (Tile, int, float)) for v in (a, b)):
+            raise UnsupportedError("`torch.where` takes a condition tile and tiles or numbers here",
+                                   self.k.location(node))
+        out = node.meta["val"]
+        dims, out_type = self.dims_of(out.shape), element_type(out.dtype)
+        terms = [self.elementwise_values(node, [cond, v], dims, out_type, ops.lookup("binary", name))
+                 for v, name in ((a, "select"), (b, "select_not")) if not (isinstance(v, (int, float)) and v == 0)]
+        if not terms:
+            return self.elementwise_values(node, [cond, 0.0], dims, out_type, ops.lookup("binary", "select"))
+        if len(terms) == 1:
+            return terms[0]
+        return self.elementwise_values(node, terms, dims, out_type, ops.lookup("binary", "add"))
 
     def second_broadcast(self, node, operands: list, dims: list, out_type, name: str) -> Tile:
         """`m[:, None] - x` as -(x - m) and `m[:, None] / x` as (1 / x) * m: Tensix broadcasts only an
@@ -244,10 +269,14 @@ class ComputeLowering:
         )
         result = Tile(self.located(op, node).res[0], dims)
         if name in _MEANS:  # a mean is the sum scaled by 1 / (number of elements reduced)
-            count = math.prod(src.dims[a] for a in axes)
-            if not isinstance(count, int):
-                raise UnsupportedError(f"`{name}` over a dimension of symbolic size is not supported yet",
-                                       self.k.location(node))
+            sizes = [src.dims[a] if isinstance(src.dims[a], int) else getattr(src.dims[a], "fixed", None)
+                     for a in axes]
+            if any(not isinstance(n, int) for n in sizes):
+                blocks = ", ".join(f"`{getattr(src.dims[a], 'label', src.dims[a])}`" for a in axes)
+                raise UnsupportedError(f"`{name}` over {blocks}, a block whose size the solver chooses, is not "
+                                       "supported yet; expected a mean over a whole dimension (`x[tile_m, :]`) or "
+                                       "a sum divided by the number of elements", self.k.location(node))
+            count = math.prod(sizes)
             result = self.elementwise_tiles(node, [result, 1.0 / count], dims, dtype, arith.MulfOp)
         if keepdim:  # the reduced dims stay as unit dims, as `[:, None]` would add them
             return Tile(result.value, [1 if i in axes else d for i, d in enumerate(src.dims)], tuple(axes))
@@ -292,6 +321,15 @@ def _fusable_matmuls(graph: torch.fx.Graph) -> _Fusion:
             fusion.alias[convert] = product
     return fusion
 
+
+
+_FLIPPED = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq", "ne": "ne"}
+"""A comparison with its operands swapped (Tensix broadcasts only an instruction's second operand)."""
+
+
+def _condition_type(operands: list):
+    """The element type a comparison's 0 / 1 result takes: its first tile operand's (torch's is bool)."""
+    return next((o.value.type.element_type for o in operands if isinstance(o, Tile)), f32)
 
 
 def _first_broadcasts(operands: list, dims: list) -> bool:

@@ -369,6 +369,8 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
             return self.lower_accumulating_matmul(node, env)
         if name in RELABELS:
             return getattr(self, RELABELS[name])(node, env)
+        if name in ("aten.where.self", "aten.masked_fill.Scalar"):  # a condition on data (positions went above)
+            return self.lower_where(node, env)
         if elementwise_op(name) is not None or name in ("prims.convert_element_type.default", *REWRITTEN):
             for arg in node.args[:2]:
                 if isinstance(arg, torch.fx.Node) and isinstance(env.get(arg), torch.fx.Node):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
@@ -352,6 +353,22 @@ class GeluTanhOp(_Activation):
     name = "loom.gelu_tanh"
 
 
+class _Elementwise2(arith.FloatingPointLikeBinaryOperation):
+    """A two-operand body op of a `linalg.generic` that MLIR's `arith` has no float-valued form of."""
+
+
+def _binary(name: str, doc: str) -> type:
+    return irdl_op_definition(type(name.split(".")[1].title().replace("_", "") + "Op", (_Elementwise2,),
+                                   {"name": name, "__doc__": doc, "__module__": __name__}))
+
+
+COMPARES = {p: _binary(f"loom.cmp_{p}", f"1.0 where `lhs {sym} rhs`, else 0.0 (torch's bool, in floats).")
+            for p, sym in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="), ("eq", "=="), ("ne", "!="))}
+"""`loom.cmp_gt` … : comparisons of two tiles (or a tile and a number) whose result is 0.0 / 1.0."""
+SelectOp = _binary("loom.select", "`rhs` where `lhs` (a 0 / 1 condition) is nonzero, else 0.0.")
+SelectNotOp = _binary("loom.select_not", "`rhs` where `lhs` (a 0 / 1 condition) is zero, else 0.0.")
+
+
 @irdl_op_definition
 class PositionMaskOp(IRDLOperation):
     """The body op of a position mask's `linalg.generic`: a tail's padding (Helion's `_mask_to` where a
@@ -401,7 +418,8 @@ class PositionMaskOp(IRDLOperation):
 
 
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
-            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, PositionMaskOp]
+            MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, PositionMaskOp, *COMPARES.values(),
+            SelectOp, SelectNotOp]
 _OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 
