@@ -29,7 +29,17 @@ from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 
 from loom.errors import UnsupportedError
-from loom.ir.dialect import COMPARES, GeluOp, GeluTanhOp, PositionMaskOp, SelectNotOp, SelectOp, SigmoidOp
+from loom.ir.dialect import (
+    COMPARES,
+    ROUNDINGS,
+    GeluOp,
+    GeluTanhOp,
+    PositionMaskOp,
+    SelectNotOp,
+    SelectOp,
+    SigmoidOp,
+    SignOp,
+)
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -111,6 +121,13 @@ _TABLE = (
     Op("select_not", "binary", "sfpu", ("select",), lambda c, x: np.where(c == 0, x, np.float32(0)), (),
        SelectNotOp, no_ttlang="Loom emits no TT-Lang select yet"),
     # unary ops
+    Op("sign", "unary", "sfpu", ("compare",), np.sign, ("aten.sign.default",), SignOp,
+       no_ttlang="Loom emits no TT-Lang sign yet"),  # two comparisons with 0 in one routine: priced as one
+    *(Op(n, "unary", "sfpu", ("round",), f, (f"aten.{n}.default",), ROUNDINGS[n],
+         no_ttlang=f"Loom emits no TT-Lang {n} yet")
+      for n, f in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc), ("round", np.round))),
+    Op("expm1", "unary", "sfpu", ("exp",), np.expm1, ("aten.expm1.default",), mathd.ExpM1Op,
+       no_ttlang="Loom emits no TT-Lang expm1 yet"),
     Op("exp", "unary", "sfpu", ("exp",), np.exp, ("aten.exp.default",), mathd.ExpOp, "ttl.math.exp({a})"),
     Op("exp2", "unary", "sfpu", ("exp",), np.exp2, ("aten.exp2.default",), mathd.Exp2Op, "ttl.math.exp2({a})"),
     Op("log", "unary", "sfpu", ("log",), np.log, ("aten.log.default",), mathd.LogOp, "ttl.math.log({a})"),

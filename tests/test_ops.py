@@ -34,6 +34,9 @@ _EXPRESSION = {
     ("binary", "gt"): "torch.where(a > b, a, b)", ("binary", "ge"): "(a >= b).float()",
     ("binary", "lt"): "torch.where(a < b, a - b, 0.0)", ("binary", "le"): "(a <= b).float() * b",
     ("binary", "eq"): "(a == a).float() + (a == b).float()", ("binary", "ne"): "torch.where(a != b, a, 2.0)",
+    ("unary", "sign"): "torch.sign(a - b)", ("unary", "floor"): "torch.floor(4 * (a - b))",
+    ("unary", "ceil"): "torch.ceil(4 * (a - b))", ("unary", "trunc"): "torch.trunc(4 * (a - b))",
+    ("unary", "round"): "torch.round(4 * (a - b))", ("unary", "expm1"): "torch.expm1(a - b)",
     ("reduce", "max"): "a - torch.amax(a, -1)[:, None]", ("reduce", "min"): "a - torch.amin(a, -1)[:, None]",
     ("reduce", "sum"): "a - torch.sum(a, -1)[:, None]",
 }

@@ -33,7 +33,12 @@ def elementwise_op(name: str) -> ops.Op | None:
 _MEANS = {"aten.mean.dim"}
 MATMULS = {"aten.mm.default", "aten.bmm.default", "aten.mm.dtype", "aten.bmm.dtype"}
 """Matrix products (`a @ b`, `torch.bmm(a, b, torch.float32)`); a bmm of batch tiles is a 2-D product per core."""
-REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar", "aten.reciprocal.default")
+_LOGICAL = {"aten.bitwise_not.default": "not", "aten.logical_not.default": "not",
+            "aten.bitwise_and.Tensor": "mul", "aten.logical_and.default": "mul",
+            "aten.bitwise_or.Tensor": "max", "aten.logical_or.default": "max",
+            "aten.bitwise_xor.Tensor": "ne", "aten.logical_xor.default": "ne"}
+"""Logic on conditions (0 / 1 tiles): not c is 1 - c, and a product, or a maximum, xor a comparison."""
+REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar", "aten.reciprocal.default", *_LOGICAL)
 """Elementwise targets computed by another entry of the op table (see `elementwise_form`)."""
 _POWERS = {2: ("aten.mul.Tensor", "x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
            -0.5: ("aten.rsqrt.default", "rsqrt"), -1: ("aten.div.Tensor", "1 / x")}
@@ -48,6 +53,12 @@ def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
         return ops.from_aten("aten.maximum.default"), [node.args[0], 0.0]
     if name == "aten.reciprocal.default":  # `1.0 / x` as torch traces it
         return ops.from_aten("aten.div.Tensor"), [1.0, node.args[0]]
+    if name in _LOGICAL:
+        if any(isinstance(a, torch.fx.Node) and a.meta["val"].dtype != torch.bool for a in node.args):
+            raise ValueError(f"`{name}` on integers is not supported; expected it on conditions (comparisons)")
+        if _LOGICAL[name] == "not":
+            return ops.lookup("binary", "sub"), [1.0, node.args[0]]
+        return ops.lookup("binary", _LOGICAL[name]), list(node.args[:2])
     if name == "aten.pow.Tensor_Scalar":
         x, power = node.args
         if power not in _POWERS:

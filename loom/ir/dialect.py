@@ -353,6 +353,23 @@ class GeluTanhOp(_Activation):
     name = "loom.gelu_tanh"
 
 
+@irdl_op_definition
+class SignOp(_Activation):
+    """-1, 0 or 1 by the sign of x (`torch.sign`)."""
+
+    name = "loom.sign"
+
+
+def _rounding(name: str, doc: str) -> type:
+    return irdl_op_definition(type(name.title() + "Op", (_Activation,),
+                                   {"name": f"loom.{name}", "__doc__": doc, "__module__": __name__}))
+
+
+ROUNDINGS = {n: _rounding(n, f"x rounded {how} (`torch.{n}`).") for n, how in (
+    ("floor", "down"), ("ceil", "up"), ("trunc", "toward zero"), ("round", "to the nearest, ties to even"))}
+"""`loom.floor` …: the vector unit's rounding routines (MLIR's `math` lacks a float round-half-even)."""
+
+
 class _Elementwise2(arith.FloatingPointLikeBinaryOperation):
     """A two-operand body op of a `linalg.generic` that MLIR's `arith` has no float-valued form of."""
 
@@ -419,7 +436,7 @@ class PositionMaskOp(IRDLOperation):
 
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
             MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, PositionMaskOp, *COMPARES.values(),
-            SelectOp, SelectNotOp]
+            SelectOp, SelectNotOp, SignOp, *ROUNDINGS.values()]
 _OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 
