@@ -263,6 +263,16 @@ class ComputeLowering:
             raise UnsupportedError("a reduction over a leading (batch) dimension is not supported yet; expected "
                                    "reductions over the last two dimensions", self.k.location(node))
         keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim", False))
+        if rank >= 2 and axes == [rank - 2]:  # over a tile's rows (column sums): transposed, a row reduction
+            if keepdim:
+                raise UnsupportedError("a reduction over a tile's rows with `keepdim=True` is not supported yet; "
+                                       "expected it without keepdim (or `x.T` reduced over its last dimension)",
+                                       self.k.location(node))
+            perm = [*range(rank - 2), rank - 1, rank - 2]
+            dims_t = [src.dims[p] for p in perm]
+            init_t = self.empty(dims_t, src.value.type.element_type)
+            op_t = TransposeOp(src.value, init_t, DenseArrayBase.from_list(i64, perm), init_t.type)
+            src, axes = Tile(self.located(op_t, node).results[0], dims_t), [rank - 1]
         op = reduction_op(name)
         body_op, identity = op.ir, op.identity
         dtype = src.value.type.element_type

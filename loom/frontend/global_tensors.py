@@ -84,6 +84,26 @@ def laid_out(shape: list[int], layout: str | None) -> list[int]:
     return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1]}[layout]
 
 
+def written_arguments(kernel: TracedKernel) -> list[str]:
+    """The arguments the kernel stores into: outputs the caller allocated (`def add(x, y, out)`). One the
+    kernel also loads would be an in-place update, which is refused: a core's loads are not ordered after
+    its stores."""
+    accesses: dict[str, dict[str, torch.fx.Node]] = {}
+    for graph in kernel.graphs():
+        for node in graph.nodes:
+            kind = target_name(node)
+            if kind in ("load", "store") and target_name(node.args[0]) == "_host_tensor" \
+                    and node.args[0].args[0] in kernel.host_tensors:
+                accesses.setdefault(node.args[0].args[0], {}).setdefault(kind, node)
+    for name, kinds in accesses.items():
+        if "load" in kinds and "store" in kinds:
+            raise UnsupportedError(
+                f"the kernel loads and stores its argument `{name}` (an in-place update); Loom does not order a "
+                f"core's stores before its later loads yet: expected the result in another tensor "
+                f"(`out = torch.empty_like({name})`)", kernel.location(kinds["store"]))
+    return [name for name, kinds in accesses.items() if "store" in kinds]
+
+
 def check_no_read_back(kernel: TracedKernel, created: list[str]) -> None:
     """Refuse a load of a tensor the host code created (`c = torch.empty(…)`): it holds only what the
     kernel stored, and Loom's per-core programs do not order a core's DRAM writes before its later

@@ -56,7 +56,7 @@ from loom.frontend.compute import (
     reduction_op,
 )
 from loom.frontend.control_flow import NOT_TAKEN, ControlFlowLowering
-from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts
+from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts, written_arguments
 from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel
 from loom.frontend.host_code import def_line_of
@@ -105,6 +105,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
                 raise UnsupportedError(
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
                     f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
+        filled_in = written_arguments(self.k)  # outputs the caller passed in
         check_no_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
         arg_types = [MemRefType(element_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
@@ -119,7 +120,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         self.b.insert(func.ReturnOp())
 
         # in the order the kernel returns them (`return out, aux`), the order reference() pairs them in
-        written = [n for n in tensors if n not in k.host_tensors]
+        written = [n for n in tensors if n not in k.host_tensors or n in filled_in]
         outputs = sorted(written, key=lambda n: k.returns.index(n) if n in k.returns else len(k.returns))
         fn = func.FuncOp(k.name, (arg_types, []), Region(entry))
         fn.attributes["loom.source"] = StringAttr(k.source_file)

@@ -34,6 +34,18 @@ class TailLowering:
 
     def tail_mask(self, node: torch.fx.Node, env: dict) -> Tile:
         src: Tile = env[node.args[0]]
+        if src is None:  # the operand list Helion made for an Inductor-lowered op (`torch.var`) Loom does not read
+            users, seen = set(), list(node.users)
+            while seen:  # through Helion's operand lists to the op that reads them
+                user = seen.pop()
+                if target_name(user) == "_inductor_lowering_extra":
+                    seen += list(user.users)
+                else:
+                    users.add(target_name(user))
+            users = sorted(users)
+            raise UnsupportedError(f"operation `{', '.join(users) or '?'}` is not supported by Loom yet (Helion lowers "
+                                   "it through Inductor); expected it written out from supported ops",
+                                   self.k.location(node))
         fill = float(node.args[1])
         source = node.args[0].meta["val"]
         batch = self.batch_positions(node.args[0])
@@ -148,3 +160,4 @@ def _consumers(node: torch.fx.Node) -> list[tuple[torch.fx.Node, torch.fx.Node]]
         else:
             out.append((user, node))
     return out
+

@@ -1,0 +1,78 @@
+"""Forms a user writes that a probe of Loom found broken (internal errors or wrong pairing): column sums,
+outputs the caller passes in, and clear refusals for an in-place update and for Inductor-lowered ops."""
+
+from __future__ import annotations
+
+import pytest
+
+from loom.errors import UnsupportedError
+from tests.conftest import run_kernel_text
+
+_HEADER = '''
+import torch, helion, helion.language as hl
+
+def inputs(M: int = 200, N: int = 96):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(M, N, generator=g), torch.empty(M, N))
+'''
+
+_COLUMN_SUM = _HEADER + '''
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor, unused: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([n], dtype=torch.float32, device=x.device)
+    for tile_n in hl.tile(n):
+        acc = hl.zeros([tile_n], dtype=torch.float32)
+        for tile_m in hl.tile(m):
+            acc = acc + x[tile_m, tile_n].sum(0)
+        out[tile_n] = acc
+    return out
+
+def reference(x, unused):
+    return x.sum(0)
+'''
+
+_OUTPUT_ARGUMENT = _HEADER + '''
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    for tile_m, tile_n in hl.tile(x.size()):
+        out[tile_m, tile_n] = torch.exp(x[tile_m, tile_n])
+    return out
+
+def reference(x, out):
+    return torch.exp(x)
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+def test_a_sum_over_a_tiles_rows_is_a_column_sum(tmp_path, arch):
+    """`x[tile_m, tile_n].sum(0)` (a tail of 200 rows, accumulated over row blocks): transposed, a row sum."""
+    outcome = run_kernel_text(tmp_path, _COLUMN_SUM, arch)
+    assert outcome.check.ok, outcome.check
+
+
+def test_an_output_the_caller_passes_in_is_written_and_checked(tmp_path):
+    outcome = run_kernel_text(tmp_path, _OUTPUT_ARGUMENT)
+    assert outcome.check.ok and outcome.check.tensor == "out", outcome.check
+    assert [t.kind for t in outcome.program.tensors] == ["input", "output"]
+
+
+def test_an_in_place_update_of_an_argument_is_refused_at_its_store(tmp_path):
+    text = _OUTPUT_ARGUMENT.replace("torch.exp(x[tile_m, tile_n])", "out[tile_m, tile_n] + x[tile_m, tile_n]")
+    with pytest.raises(UnsupportedError, match="loads and stores its argument `out`") as err:
+        run_kernel_text(tmp_path, text)
+    assert "out[tile_m, tile_n] = out[tile_m, tile_n] + x[tile_m, tile_n]" in str(err.value)
+
+
+def test_an_op_helion_lowers_through_inductor_is_refused_by_name(tmp_path):
+    text = _COLUMN_SUM.replace("acc = acc + x[tile_m, tile_n].sum(0)",
+                               "acc = acc + torch.var(x[tile_m, tile_n], dim=0, unbiased=False)")
+    with pytest.raises(UnsupportedError, match="`aten.var.correction` is not supported by Loom yet"):
+        run_kernel_text(tmp_path, text)
+
+
+def test_a_column_sum_keeping_its_dimension_is_refused(tmp_path):
+    text = _COLUMN_SUM.replace("acc = acc + x[tile_m, tile_n].sum(0)",
+                               "acc = acc + x[tile_m, tile_n].sum(0, keepdim=True).squeeze(0)")
+    with pytest.raises(UnsupportedError, match="over a tile's rows with `keepdim=True`"):
+        run_kernel_text(tmp_path, text)
