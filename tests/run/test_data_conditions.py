@@ -36,6 +36,7 @@ CASES = {
     "broadcast_first": "torch.where(r[:, None] > a, r[:, None] - a, 0.0)",
     "not_equal": "torch.where(a != b, 1.0, 2.0)",
     "logic": "torch.where(~(a > 0) & (b < 0.5) | (a > 1.0), a, b)",
+    "clamp_by_tiles": "torch.clamp(a, min=b, max=b + 1.0)",
 }
 
 
