@@ -106,10 +106,12 @@ _TABLE = (
     Op("sub", "binary", "fpu", ("sub",), np.subtract, ("aten.sub.Tensor",), arith.SubfOp, "{a} - {b}"),
     Op("mul", "binary", "fpu", ("mul",), np.multiply, ("aten.mul.Tensor",), arith.MulfOp, "{a} * {b}"),
     Op("div", "binary", "sfpu", ("recip", "mul"), np.divide, ("aten.div.Tensor",), arith.DivfOp, "{a} / {b}"),
-    Op("max", "binary", "sfpu", ("max",), np.maximum, ("aten.maximum.default", "aten.clamp_min.default", "aten.clamp_min.Tensor"),
-       arith.MaximumfOp, "ttl.math.max({a}, {b})"),
-    Op("min", "binary", "sfpu", ("min",), np.minimum, ("aten.minimum.default", "aten.clamp_max.default", "aten.clamp_max.Tensor"),
-       arith.MinimumfOp, "ttl.math.min({a}, {b})"),
+    Op("max", "binary", "sfpu", ("max",), np.maximum,
+       ("aten.maximum.default", "aten.clamp_min.default", "aten.clamp_min.Tensor"), arith.MaximumfOp,
+       "ttl.math.max({a}, {b})"),
+    Op("min", "binary", "sfpu", ("min",), np.minimum,
+       ("aten.minimum.default", "aten.clamp_max.default", "aten.clamp_max.Tensor"), arith.MinimumfOp,
+       "ttl.math.min({a}, {b})"),
     # comparisons (0.0 / 1.0, torch's bool as floats) and the selects `torch.where(cond, a, b)` becomes:
     # select(c, a) + select_not(c, b), exact since one of the two is 0.0 (loom.frontend.compute.lower_where)
     *(Op(p, "binary", "sfpu", ("compare",), _as_floats(f),

@@ -129,10 +129,17 @@ class AccessLowering:
                 "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
                 self.k.location(user),
             )
-        if target_name(entry) in ("_get_symnode", "aten.sym_size.int"):
+        if target_name(entry) in ("_get_symnode", "aten.sym_size.int") and self.grid_block(entry) is None:
             block = self.block_of_symint(entry, user)
             return self.tile_start(block), block
         return self.scalar_index(entry, user), None
+
+    def grid_block(self, node: torch.fx.Node) -> BlockInfo | None:
+        """The block of `for i in hl.grid(n)` whose index `node` is (a scalar, as `tile.begin` is), else None."""
+        val = node.meta.get("val")
+        block_id = self.k.grid_indices.get(val.node.expr) if isinstance(val, torch.SymInt) else None
+        block = self.k.blocks.get(block_id) if block_id is not None else None
+        return block if block is not None and block.block_id in self.iv_value else None
 
     def scalar_index(self, node: object, user: torch.fx.Node) -> SSAValue:
         """A scalar position: an affine expression of tile starts, block sizes and integers."""
@@ -147,6 +154,9 @@ class AccessLowering:
         if name == "tile_begin":
             return self.tile_start(self.block_of_symint(node.args[0], user))
         if name in ("_get_symnode", "aten.sym_size.int"):
+            grid = self.grid_block(node)
+            if grid is not None:
+                return self.tile_start(grid)
             return self.size_value[self.block_of_symint(node, user).block_id]
         if _depends_on_tensor(node):
             raise DataDependentIndexError(

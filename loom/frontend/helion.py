@@ -60,6 +60,7 @@ class TracedKernel:
     scalars: dict[str, object] = field(default_factory=dict)  # Helion's symbol (`zuf0`) -> the argument's value
     branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
     returns: list[str] = field(default_factory=list)  # the tensors the kernel returns, in order (`return out, aux`)
+    grid_indices: dict[object, int] = field(default_factory=dict)  # `i` of `for i in hl.grid(n)` -> its block id
 
     def graphs(self) -> list[torch.fx.Graph]:
         """Every device graph: the root, each loop body and each branch."""
@@ -219,7 +220,10 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     values = {**fn.__globals__, **call.arguments}
     scalars = {}  # a scalar argument (`eps`) or module constant is a symbol in the Device IR: its value is known
     values.setdefault("_source_module", sys.modules.get(fn.__module__))  # how Helion names the module's globals
+    grid_indices = {}  # a grid loop's index is its own symbol, a scalar (Helion's GridOrigin)
     for expr, origin in bound.host_function.expr_to_origin.items():
+        if type(origin.origin).__name__ == "GridOrigin":
+            grid_indices[expr] = origin.origin.block_id
         value = _origin_value(origin.origin, values)
         if isinstance(value, (int, float)):  # bools too: the conditions of branches folded at compile time
             scalars[str(expr)] = value
@@ -237,6 +241,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         scalars=scalars,
         branches=branches,
         returns=host_return.names,
+        grid_indices=grid_indices,
         aliases={view: base for view, (base, _) in aliases.items()},
     )
 

@@ -85,7 +85,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
     def __init__(self, kernel: TracedKernel, block_alignment: int):
         self.k, batch_ids = with_batch_blocks_of_one(kernel)
         kernel = self.k
-        self.batch_symbols = {kernel.blocks[i].symbol for i in batch_ids}
+        self.batch_symbols = {kernel.blocks[i].symbol for i in batch_ids} | set(kernel.grid_indices)  # `hl.grid`
         self.alignment = block_alignment
         self.sym_of: dict[object, BlockInfo] = {b.symbol: b for b in kernel.blocks.values()}
         self.size_value: dict[int, SSAValue] = {}

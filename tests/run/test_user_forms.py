@@ -76,3 +76,52 @@ def test_a_column_sum_keeping_its_dimension_is_refused(tmp_path):
                                "acc = acc + x[tile_m, tile_n].sum(0, keepdim=True).squeeze(0)")
     with pytest.raises(UnsupportedError, match="over a tile's rows with `keepdim=True`"):
         run_kernel_text(tmp_path, text)
+
+
+_GRID_ROWS = '''
+import torch, helion, helion.language as hl
+
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for i in hl.grid(x.size(0)):
+        for tile_n in hl.tile(x.size(1)):
+            out[i, tile_n] = x[i, tile_n] * 2
+    return out
+
+def inputs(M: int = 8, N: int = 100):
+    return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)),)
+
+def reference(x):
+    return x * 2
+'''
+
+_GRID_INNER = '''
+import torch, helion, helion.language as hl
+
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor) -> torch.Tensor:
+    b, m, n = x.size()
+    out = torch.empty([m, n], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for i in hl.grid(b):
+            acc = acc + x[i, tile_m, tile_n]
+        out[tile_m, tile_n] = acc
+    return out
+
+def inputs(B: int = 3, M: int = 64, N: int = 96):
+    return (torch.randn(B, M, N, generator=torch.Generator().manual_seed(0)),)
+
+def reference(x):
+    return x.sum(0)
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+@pytest.mark.parametrize("text", [_GRID_ROWS, _GRID_INNER], ids=["grid_of_rows", "grid_inside_tiles"])
+def test_an_hl_grid_index_is_a_scalar_like_a_tiles_begin(tmp_path, text, arch):
+    """`for i in hl.grid(n)`: `x[i, tile_n]` is one row (a batch of row vectors) and `x[i, tile_m, tile_n]`
+    one batch slice, as `x[tile_b.begin, …]` with a block of one."""
+    outcome = run_kernel_text(tmp_path, text, arch)
+    assert outcome.check.ok, outcome.check
