@@ -164,9 +164,9 @@ _TABLE = (
     Op("mask", "mask", "fpu", ("mul",), lambda x, keep, fill: np.where(keep, x, np.float32(fill)),
        ("_mask_to", "aten.where.self"), PositionMaskOp, no_ttlang="TT-Lang 1.1.6 has no tile-position mask"),
     # row reductions (dst is one tile wide; `scale` multiplies a sum)
-    Op("max", "reduce", "fpu", ("reduce_row",), lambda x: x.max(axis=1), ("aten.amax.default",),
+    Op("max", "reduce", "fpu", ("reduce_row",), lambda x: x.max(axis=1), ("aten.amax.default", "aten.max.dim"),
        arith.MaximumfOp, "ttl.math.reduce_max({a}, dims=[-1], shape={shape})", identity=-np.inf),
-    Op("min", "reduce", "fpu", ("reduce_row",), lambda x: x.min(axis=1), ("aten.amin.default",),
+    Op("min", "reduce", "fpu", ("reduce_row",), lambda x: x.min(axis=1), ("aten.amin.default", "aten.min.dim"),
        arith.MinimumfOp, no_ttlang="TT-Lang 1.1.6 reduces by max and sum only", identity=np.inf),
     Op("sum", "reduce", "fpu", ("reduce_row",), lambda x: x.sum(axis=1), ("aten.sum.dim_IntList", "aten.mean.dim"),
        arith.AddfOp, "ttl.math.reduce_sum({a}, dims=[-1], shape={shape})", identity=0.0),

@@ -40,13 +40,13 @@ _LOGICAL = {"aten.bitwise_not.default": "not", "aten.logical_not.default": "not"
 """Logic on conditions (0 / 1 tiles): not c is 1 - c, and a product, or a maximum, xor a comparison."""
 REWRITTEN = ("aten.relu.default", "aten.pow.Tensor_Scalar", "aten.reciprocal.default", *_LOGICAL)
 """Elementwise targets computed by another entry of the op table (see `elementwise_form`)."""
-_POWERS = {2: ("aten.mul.Tensor", "x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
+_POWERS = {2: ("aten.mul.Tensor", "x * x"), 3: ("aten.mul.Tensor", "x * x * x"), 0.5: ("aten.sqrt.default", "sqrt"),
            -0.5: ("aten.rsqrt.default", "rsqrt"), -1: ("aten.div.Tensor", "1 / x")}
 
 
 def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
     """The op-table entry an elementwise node computes and its operands (tiles as FX nodes, or numbers):
-    relu is max(x, 0), `x ** c` for c in 2, 0.5, -0.5, -1 is x * x, sqrt, rsqrt or 1 / x, reciprocal 1 / x.
+    relu is max(x, 0), `x ** c` for c in 2, 3, 0.5, -0.5, -1 is x * x (* x), sqrt, rsqrt or 1 / x, reciprocal 1 / x.
     The entry is None for a format conversion; an unsupported power raises a ValueError naming the ones accepted."""
     name = target_name(node)
     if name == "aten.relu.default":
@@ -65,7 +65,7 @@ def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
             accepted = ", ".join(f"{p} ({form})" for p, (_, form) in _POWERS.items())
             raise ValueError(f"`x ** {power}` is not supported yet; expected a power of {accepted}")
         target = _POWERS[power][0]
-        operands = {2: [x, x], -1: [1.0, x]}.get(power, [x])
+        operands = {2: [x, x], 3: [x, x, x], -1: [1.0, x]}.get(power, [x])  # x * x * x, as torch computes it
         return ops.from_aten(target), operands
     op = elementwise_op(name)
     arity = 2 if op is not None and op.form == "binary" else 1
@@ -175,6 +175,9 @@ class ComputeLowering:
             raise UnsupportedError(f"`{op.name}` on integer tiles is not supported yet (the op table's ops are "
                                    "floating point); expected the integers converted first, `.to(torch.float32)`",
                                    self.k.location(node))
+        if op is not None and op.form == "binary" and len(operands) > 2:  # a chain (`x ** 3`): left to right
+            first = self.elementwise_values(node, operands[:2], dims, out_type, op)
+            return self.elementwise_values(node, [first, *operands[2:]], dims, out_type, op)
         common = _expanded_in_all(operands, dims)
         if common:  # `max(m[:, None], amax(s, -1, keepdim=True))`: computed without the unit dims all add
             inner = self.elementwise_values(node, [_without_dims(o, common) for o in operands],
@@ -188,6 +191,12 @@ class ComputeLowering:
         if row and not all(o.row for o in operands if isinstance(o, Tile)):
             raise UnsupportedError("a rank-1 tile broadcast down rows combined with a rank-1 tile of one value per "
                                    "row; expected both broadcast the same way", self.k.location(node))
+        if not row and op is not None and op.form == "binary" and _both_broadcast(operands, dims):
+            # `a[:, None] * b[None, :]`: Tensix broadcasts one operand of an instruction; the first is widened
+            # to the whole block first (0 + a, exact)
+            zeros = Tile(self.filled(dims, operands[0].value.type.element_type, 0.0, node), dims)
+            operands = [self.elementwise_tiles(node, [zeros, operands[0]], dims, operands[0].value.type.element_type,
+                                               arith.AddfOp), operands[1]]
         if not row and op is not None and op.name in ("sub", "div") and _first_broadcasts(operands, dims):
             return self.second_broadcast(node, operands, dims, out_type, op.name)
         result = self.elementwise_tiles(node, operands, [1, *dims] if row else dims, out_type, body)
@@ -248,8 +257,16 @@ class ComputeLowering:
         )
         return Tile(self.located(op, node).res[0], dims)
 
-    def reduction(self, node: torch.fx.Node, env: dict) -> Tile:
+    def reduction(self, node: torch.fx.Node, env: dict) -> Tile | tuple:
         name = target_name(node)
+        if name in ("aten.max.dim", "aten.min.dim"):  # (values, indices): the values are amax / amin
+            if any(target_name(u) == "getitem" and u.args[1] != 0 for u in node.users):
+                raise UnsupportedError(f"the indices of `{name}` (an arg-max or arg-min) are not supported yet; "
+                                       "expected its values only", self.k.location(node))
+            return (self.reduction_values(node, env, name), None)
+        return self.reduction_values(node, env, name)
+
+    def reduction_values(self, node: torch.fx.Node, env: dict, name: str) -> Tile:
         src = self.materialize(env[reduction_input(node)], node)
         if src.row:
             raise UnsupportedError("reducing a rank-1 tile that is broadcast down rows is not supported yet",
@@ -257,9 +274,10 @@ class ComputeLowering:
         rank = len(src.dims)
         source = reduction_input(node)
         batch = self.batch_positions(source)
-        axes = sorted(a % source.meta["val"].dim() for a in node.args[1])
+        given = [node.args[1]] if isinstance(node.args[1], int) else list(node.args[1])  # `torch.max(x, dim)`
+        axes = sorted(a % source.meta["val"].dim() for a in given)
         axes = [a - sum(b < a for b in batch) for a in axes if a not in batch]
-        if len(axes) != len(node.args[1]) or any(a < rank - 2 for a in axes):
+        if len(axes) != len(given) or any(a < rank - 2 for a in axes):
             raise UnsupportedError("a reduction over a leading (batch) dimension is not supported yet; expected "
                                    "reductions over the last two dimensions", self.k.location(node))
         keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim", False))
@@ -351,6 +369,14 @@ _FLIPPED = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq", "ne": "n
 def _condition_type(operands: list):
     """The element type a comparison's 0 / 1 result takes: its first tile operand's (torch's is bool)."""
     return next((o.value.type.element_type for o in operands if isinstance(o, Tile)), f32)
+
+
+def _both_broadcast(operands: list, dims: list) -> bool:
+    """Two tiles, neither covering the whole output (`a[:, None] * b[None, :]`, an outer product)."""
+    if len(operands) != 2 or not all(isinstance(o, Tile) for o in operands) or len(dims) < 2:
+        return False
+    whole = AffineMap.identity(len(dims))
+    return all(broadcast_map(o, dims) != whole for o in operands)
 
 
 def _first_broadcasts(operands: list, dims: list) -> bool:

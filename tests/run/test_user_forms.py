@@ -125,3 +125,41 @@ def test_an_hl_grid_index_is_a_scalar_like_a_tiles_begin(tmp_path, text, arch):
     one batch slice, as `x[tile_b.begin, …]` with a block of one."""
     outcome = run_kernel_text(tmp_path, text, arch)
     assert outcome.check.ok, outcome.check
+
+
+_ROWS = '''
+import torch, helion, helion.language as hl
+
+@helion.kernel(static_shapes=True)
+def k(a: torch.Tensor, b: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty([a.size(0), b.size(0)], dtype=torch.float32, device=a.device)
+    for tile_m, tile_n in hl.tile([a.size(0), b.size(0)]):
+        out[tile_m, tile_n] = EXPR
+    return out
+
+def inputs(M: int = 64, N: int = 96):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(M, generator=g), torch.randn(N, generator=g), torch.randn(M, N, generator=g))
+
+def reference(a, b, x):
+    return REF
+'''
+
+
+@pytest.mark.parametrize("expr, ref", [
+    ("a[tile_m][:, None] * b[tile_n][None, :]", "a[:, None] * b[None, :]"),  # both operands broadcast
+    ("x[tile_m, tile_n] ** 3", "x ** 3"),
+    ("torch.max(x[tile_m, tile_n], x[tile_m, tile_n] * 0.5)", "torch.max(x, x * 0.5)"),
+])
+def test_outer_products_cubes_and_maxima(tmp_path, expr, ref):
+    outcome = run_kernel_text(tmp_path, _ROWS.replace("EXPR", expr).replace("REF", ref))
+    assert outcome.check.ok, outcome.check
+
+
+def test_the_values_of_torch_max_over_a_dimension_are_its_amax(tmp_path):
+    text = _ROWS.replace("out = torch.empty([a.size(0), b.size(0)]", "out = torch.empty([a.size(0)]").replace(
+        "for tile_m, tile_n in hl.tile([a.size(0), b.size(0)]):\n        out[tile_m, tile_n] = EXPR",
+        "for tile_m in hl.tile(a.size(0)):\n        out[tile_m] = torch.max(x[tile_m, :], dim=-1).values").replace(
+        "REF", "x.max(-1).values")
+    outcome = run_kernel_text(tmp_path, text)
+    assert outcome.check.ok, outcome.check
