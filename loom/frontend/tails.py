@@ -160,4 +160,3 @@ def _consumers(node: torch.fx.Node) -> list[tuple[torch.fx.Node, torch.fx.Node]]
         else:
             out.append((user, node))
     return out
-
