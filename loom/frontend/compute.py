@@ -21,7 +21,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom import ops
 from loom.errors import UnsupportedError
-from loom.frontend.tiles import Tile, element_type, target_name
+from loom.frontend.tiles import IDENTITY, Tile, element_type, target_name
 
 
 def elementwise_op(name: str) -> ops.Op | None:
@@ -202,6 +202,20 @@ class ComputeLowering:
         result = self.elementwise_tiles(node, operands, [1, *dims] if row else dims, out_type, body)
         return Tile(result.value, result.dims, row=row)
 
+    def padding_masked(self, src: Tile, axes: list[int], identity: float, source: torch.fx.Node,
+                       node: torch.fx.Node) -> Tile:
+        """`src` with the padding of a whole reduced dimension that is not whole tiles set to the reduction's
+        identity, where Helion did not mask it (`_mask_to`): it leaves a dimension of size 1 unmasked, which
+        Loom pads to a whole tile."""
+        if target_name(source) in ("_mask_to", *IDENTITY) or src.expanded or src.row:
+            return src
+        extents = {a: self.whole_extent.get(src.dims[a], src.dims[a]) for a in axes if isinstance(src.dims[a], int)}
+        tails = {a: n for a, n in extents.items() if n % self.alignment}
+        if not tails:
+            return src
+        keep = [[-1 if d == a else 0 for d in range(len(src.dims))] + [n - 1] for a, n in tails.items()]
+        return self.position_mask(src, [self.const(0)] * len(src.dims), keep, identity, node)
+
     def lower_where(self, node: torch.fx.Node, env: dict) -> Tile:
         """`torch.where(cond, a, b)` (or `x.masked_fill(cond, v)`) on a condition computed from data (a 0 / 1
         tile): select(cond, a) + select_not(cond, b), exact since one term is 0.0; a 0.0 branch is left out."""
@@ -293,6 +307,7 @@ class ComputeLowering:
             src, axes = Tile(self.located(op_t, node).results[0], dims_t), [rank - 1]
         op = reduction_op(name)
         body_op, identity = op.ir, op.identity
+        src = self.padding_masked(src, axes, identity, reduction_input(node), node)
         dtype = src.value.type.element_type
         dims = [d for i, d in enumerate(src.dims) if i not in axes]
         init = self.filled(dims, dtype, identity, node)
