@@ -73,7 +73,10 @@ class AccessLowering:
                 kept.append(dim)
                 tile_dims.append(stop - start)
             elif isinstance(entry, int):
-                offsets.append(entry)
+                if not -extent <= entry < extent:
+                    raise UnsupportedError(f"index {entry} is out of range for a dimension of size {extent}",
+                                           self.k.location(node))
+                offsets.append(entry % extent)  # `x[:, -1]` is the last column, as in torch
                 sizes.append(1)
                 static.append(1)
             elif isinstance(entry, torch.fx.Node):

@@ -178,3 +178,23 @@ def test_a_softmax_over_rows_of_one_element_masks_the_tile_padding(sizes):
     args = source.example_args(sizes)
     outcome = run(compile_kernel(source.kernel, args, "blackhole_p150"), args, reference=source.reference)
     assert outcome.check.ok, outcome.check
+
+
+
+_LAST_COLUMNS = _HEADER + '''
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor, unused: torch.Tensor) -> torch.Tensor:
+    out = torch.empty([x.size(0)], dtype=torch.float32, device=x.device)
+    for tile_m in hl.tile(x.size(0)):
+        out[tile_m] = x[tile_m, -32] * 2
+    return out
+
+def reference(x, unused):
+    return x[:, -32] * 2
+'''
+
+
+def test_a_negative_index_counts_from_the_end_as_in_torch(tmp_path):
+    """`x[tile_m, -32]` is column 64 of 96 (an internal error before: a read at tile column -1)."""
+    outcome = run_kernel_text(tmp_path, _LAST_COLUMNS)
+    assert outcome.check.ok and outcome.check.max_abs_error == 0, outcome.check
