@@ -212,7 +212,7 @@ class AccessLowering:
 
     def lower_load(self, node: torch.fx.Node, env: dict) -> Tile:
         source = env[node.args[0]]
-        acc = self.access(node, source.type.get_shape(), list(node.args[1]))
+        acc = self.access(node, source.type.get_shape(), row_read(node, list(node.args[1]), self.vectors))
         view = self.subview(source, acc, node)
         result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
         read = self.located(ReadOp(view, result_type), node).result
@@ -227,6 +227,12 @@ class AccessLowering:
         if any(user is not node and target_name(user) != "store" for user in getattr(node.args[2], "users", ())):
             # the value is used on after the store: the writer drains a copy, compute keeps the value
             value = self.elementwise_tiles(node, [value], value.dims, value.value.type.element_type, None)
+        layout = self.vectors.get(node.args[0].args[0]) if target_name(node.args[0]) == "_host_tensor" else None
+        if layout == "col" and value.row or layout == "row" and not value.row and len(value.dims) == 1:
+            raise UnsupportedError(
+                f"storing a {'row' if value.row else 'column'} of values into a vector laid out as a "
+                f"{layout}; expected the value read and stored the same way (`x[i, tile_n]` is a row)",
+                self.k.location(node))
         if value.value.type.element_type != dest.type.element_type:
             raise UnsupportedError(
                 f"storing {value.value.type.element_type} into a tensor of {dest.type.element_type}; "
@@ -251,3 +257,16 @@ def _depends_on_tensor(node: torch.fx.Node) -> bool:
     return False
 
 
+def row_read(node: torch.fx.Node, index: list, vectors: dict) -> list:
+    """A load's index with an integer on the second-to-last dimension of a matrix whose last dimension it
+    keeps (`x[0, tile_n]`) made a slice of one row: the values lie along a row of their tiles, so the tile
+    is a row (1 x n), not the column a rank-1 tile otherwise is."""
+    tensor = node.args[0]
+    if target_name(tensor) != "_host_tensor" or tensor.args[0] in vectors:
+        return index
+    shape = tensor.meta["val"].shape
+    if len(index) != len(shape) or len(shape) < 2 or not isinstance(index[-2], int) or isinstance(index[-1], int) \
+            or index[-1] is None:
+        return index
+    start = index[-2] % int(shape[-2]) if -int(shape[-2]) <= index[-2] < int(shape[-2]) else index[-2]
+    return [*index[:-2], slice(start, start + 1), index[-1]]

@@ -30,7 +30,8 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor], batch
             if name not in tensors or not _a_vector(tensors[name], index, batch_symbols):
                 continue
             vector_index = index[tensors[name].dim() - 1:]
-            layout = "row" if (vector_index and vector_index[0] is None) or _used_as_row(node) else "col"
+            row = (vector_index and vector_index[0] is None) or _used_as_row(node) or _stores_a_row(node)
+            layout = "row" if row else "col"
             if layouts.setdefault(name, layout) != layout:
                 raise UnsupportedError(
                     f"the rank-1 tensor `{name}` is indexed both as a row (`{name}[None, …]`) and as a column "
@@ -44,6 +45,28 @@ def _a_vector(tensor: torch.Tensor, index: list, batch_symbols: set) -> bool:
         return True
     leading = index[:tensor.dim() - 1]
     return len(index) >= tensor.dim() and all(tile_symbol(e) in batch_symbols for e in leading)
+
+
+def _stores_a_row(store: torch.fx.Node) -> bool:
+    """A store of a value computed elementwise from a row of a matrix (`out[tile_n] = x[0, tile_n] * 2`: the
+    read is a 1 x n row, `access.row_read`), so the vector is laid out as a row too."""
+    if target_name(store) != "store" or not isinstance(store.args[2], torch.fx.Node):
+        return False
+    stack, seen = [store.args[2]], set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if target_name(node) == "load":
+            index, shape = list(node.args[1]), node.args[0].meta["val"].shape
+            if len(shape) >= 2 and len(index) == len(shape) and isinstance(index[-2], int) \
+                    and not isinstance(index[-1], int) and index[-1] is not None:
+                return True
+        elif target_name(node) in ("prims.convert_element_type.default", *IDENTITY) \
+                or target_name(node).startswith("aten."):
+            stack.extend(node.all_input_nodes)
+    return False
 
 
 def _used_as_row(load: torch.fx.Node) -> bool:

@@ -198,3 +198,39 @@ def test_a_negative_index_counts_from_the_end_as_in_torch(tmp_path):
     """`x[tile_m, -32]` is column 64 of 96 (an internal error before: a read at tile column -1)."""
     outcome = run_kernel_text(tmp_path, _LAST_COLUMNS)
     assert outcome.check.ok and outcome.check.max_abs_error == 0, outcome.check
+
+
+_ROW_READ = _HEADER + '''
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor, unused: torch.Tensor) -> torch.Tensor:
+    out = torch.empty([x.size(1)], dtype=torch.float32, device=x.device)
+    for tile_n in hl.tile(x.size(1)):
+        out[tile_n] = x[160, tile_n] * 2
+    return out
+
+def reference(x, unused):
+    return x[160] * 2
+'''
+
+_ROW_BROADCAST = _HEADER + '''
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor, unused: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    for tile_m, tile_n in hl.tile(x.size()):
+        out[tile_m, tile_n] = x[tile_m, tile_n] - x[-40, tile_n]
+    return out
+
+def reference(x, unused):
+    return x - x[-40][None, :]
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+@pytest.mark.parametrize("text", [_ROW_READ, _ROW_BROADCAST], ids=["row_stored", "row_broadcast"])
+def test_one_row_of_a_matrix_is_a_row_tile(tmp_path, text, arch):
+    """`x[160, tile_n]` lies along a row of its tiles: it is read as a 1 x n row (it was taken for a column,
+    and `out[tile_n] = x[0, tile_n] * 2` was wrong), stored into a vector laid out as a row, and broadcast
+    down the rows of a block (`x[-40, tile_n]`, row 160 of 200). A row inside a tile (`x[3, tile_n]`) is
+    refused at the user's line, as any offset that is not whole tiles."""
+    outcome = run_kernel_text(tmp_path, text, arch)
+    assert outcome.check.ok and outcome.check.max_abs_error == 0, outcome.check
