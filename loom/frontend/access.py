@@ -222,8 +222,20 @@ class AccessLowering:
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]
-        acc = self.access(node, dest.type.get_shape(), list(node.args[1]))
+        index = row_read(node, list(node.args[1]), self.vectors)  # `out[0, tile_n] = …` writes one row
+        acc = self.access(node, dest.type.get_shape(), index)
         value = self.materialize(env[node.args[2]], node)
+        row_store = index != list(node.args[1])
+        if row_store and dest.type.get_shape()[-2] > 1:
+            raise UnsupportedError(
+                "storing one row of a matrix (`out[i, tile_n] = …`) is not supported yet: the per-core programs write "
+                "whole tiles, which would overwrite the rows around it; expected the rows stored as blocks "
+                "(`out[tile_m, tile_n]`) or a vector output", self.k.location(node))
+        if len(value.dims) == 1 and not value.row and row_store or value.row and _column_store(index):
+            raise UnsupportedError(
+                f"storing a {'row' if value.row else 'column'} of values into a {'row' if row_store else 'column'} "
+                "of a matrix; expected the value stored the way it lies in its tiles (`x[i, tile_n]` is a row; a "
+                "reduction, `.sum(-1)` or `.sum(0)`, gives a column)", self.k.location(node))
         if any(user is not node and target_name(user) != "store" for user in getattr(node.args[2], "users", ())):
             # the value is used on after the store: the writer drains a copy, compute keeps the value
             value = self.elementwise_tiles(node, [value], value.dims, value.value.type.element_type, None)
@@ -270,3 +282,9 @@ def row_read(node: torch.fx.Node, index: list, vectors: dict) -> list:
         return index
     start = index[-2] % int(shape[-2]) if -int(shape[-2]) <= index[-2] < int(shape[-2]) else index[-2]
     return [*index[:-2], slice(start, start + 1), index[-1]]
+
+
+def _column_store(index: list) -> bool:
+    """An index with an integer on the last dimension of a matrix whose second-to-last it keeps
+    (`out[tile_m, 0]`): one column."""
+    return len(index) >= 2 and isinstance(index[-1], int) and not isinstance(index[-2], int) and index[-2] is not None

@@ -234,3 +234,15 @@ def test_one_row_of_a_matrix_is_a_row_tile(tmp_path, text, arch):
     refused at the user's line, as any offset that is not whole tiles."""
     outcome = run_kernel_text(tmp_path, text, arch)
     assert outcome.check.ok and outcome.check.max_abs_error == 0, outcome.check
+
+
+def test_storing_one_row_of_a_matrix_is_refused_not_written_over_its_neighbours(tmp_path):
+    """Writing whole tiles, `out[0, tile_n] = …` would overwrite rows 1-31 of `out` (an internal error
+    before, then a silent one while row reads were being fixed)."""
+    text = _ROW_READ.replace("out = torch.empty([x.size(1)], dtype=torch.float32, device=x.device)",
+                             "out = torch.zeros([32, x.size(1)], dtype=torch.float32, device=x.device)").replace(
+        "out[tile_n] = x[160, tile_n] * 2", "out[0, tile_n] = x[160, tile_n] * 2").replace(
+        "return x[160] * 2", "return torch.cat([x[160:161] * 2, torch.zeros(31, x.size(1))])")
+    with pytest.raises(UnsupportedError, match="storing one row of a matrix") as err:
+        run_kernel_text(tmp_path, text)
+    assert "out[0, tile_n] = x[160, tile_n] * 2" in str(err.value)
