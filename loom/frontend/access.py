@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, StridedLayoutAttr
 from xdsl.ir import SSAValue
 
 from loom.errors import DataDependentIndexError, NonAffineIndexError, UnsupportedError
+from loom.frontend.global_tensors import one_row
 from loom.frontend.helion import BlockInfo
 from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp, WriteOp
@@ -231,20 +232,18 @@ class AccessLowering:
                 "storing one row of a matrix (`out[i, tile_n] = …`) is not supported yet: the per-core programs write "
                 "whole tiles, which would overwrite the rows around it; expected the rows stored as blocks "
                 "(`out[tile_m, tile_n]`) or a vector output", self.k.location(node))
-        if len(value.dims) == 1 and not value.row and row_store or value.row and _column_store(index):
+        layout = self.vectors.get(node.args[0].args[0]) if target_name(node.args[0]) == "_host_tensor" else None
+        target = "row" if row_store or layout == "row" else "column" if layout == "col" or _column_store(index) \
+            else None  # how the destination lies in its tiles, where it is one row or one column
+        given = "row" if value.row else "column" if len(value.dims) == 1 else None
+        if target and given and target != given:
             raise UnsupportedError(
-                f"storing a {'row' if value.row else 'column'} of values into a {'row' if row_store else 'column'} "
-                "of a matrix; expected the value stored the way it lies in its tiles (`x[i, tile_n]` is a row; a "
-                "reduction, `.sum(-1)` or `.sum(0)`, gives a column)", self.k.location(node))
+                f"storing a {given} of values into a {target} (a vector or one row or column of a matrix); expected "
+                "the value stored the way it lies in its tiles (`x[i, tile_n]` is a row; a reduction, `.sum(-1)` "
+                "or `.sum(0)`, gives a column)", self.k.location(node))
         if any(user is not node and target_name(user) != "store" for user in getattr(node.args[2], "users", ())):
             # the value is used on after the store: the writer drains a copy, compute keeps the value
             value = self.elementwise_tiles(node, [value], value.dims, value.value.type.element_type, None)
-        layout = self.vectors.get(node.args[0].args[0]) if target_name(node.args[0]) == "_host_tensor" else None
-        if layout == "col" and value.row or layout == "row" and not value.row and len(value.dims) == 1:
-            raise UnsupportedError(
-                f"storing a {'row' if value.row else 'column'} of values into a vector laid out as a "
-                f"{layout}; expected the value read and stored the same way (`x[i, tile_n]` is a row)",
-                self.k.location(node))
         if value.value.type.element_type != dest.type.element_type:
             raise UnsupportedError(
                 f"storing {value.value.type.element_type} into a tensor of {dest.type.element_type}; "
@@ -276,11 +275,10 @@ def row_read(node: torch.fx.Node, index: list, vectors: dict) -> list:
     tensor = node.args[0]
     if target_name(tensor) != "_host_tensor" or tensor.args[0] in vectors:
         return index
-    shape = tensor.meta["val"].shape
-    if len(index) != len(shape) or len(shape) < 2 or not isinstance(index[-2], int) or isinstance(index[-1], int) \
-            or index[-1] is None:
-        return index
-    start = index[-2] % int(shape[-2]) if -int(shape[-2]) <= index[-2] < int(shape[-2]) else index[-2]
+    rows = int(tensor.meta["val"].shape[-2]) if tensor.meta["val"].dim() >= 2 else 0
+    if not one_row(index, tensor.meta["val"].shape) or not -rows <= index[-2] < rows:
+        return index  # (an index out of range is refused by `access`)
+    start = index[-2] % rows
     return [*index[:-2], slice(start, start + 1), index[-1]]
 
 

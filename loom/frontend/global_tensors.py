@@ -59,14 +59,19 @@ def _stores_a_row(store: torch.fx.Node) -> bool:
             continue
         seen.add(node)
         if target_name(node) == "load":
-            index, shape = list(node.args[1]), node.args[0].meta["val"].shape
-            if len(shape) >= 2 and len(index) == len(shape) and isinstance(index[-2], int) \
-                    and not isinstance(index[-1], int) and index[-1] is not None:
+            if one_row(list(node.args[1]), node.args[0].meta["val"].shape):
                 return True
         elif target_name(node) in ("prims.convert_element_type.default", *IDENTITY) \
                 or target_name(node).startswith("aten."):
             stack.extend(node.all_input_nodes)
     return False
+
+
+def one_row(index: list, shape) -> bool:
+    """An index with an integer on the second-to-last dimension of a matrix whose last dimension it keeps
+    (`x[0, tile_n]`): one row, whose values lie along a row of their tiles."""
+    return len(shape) >= 2 and len(index) == len(shape) and isinstance(index[-2], int) \
+        and not isinstance(index[-1], int) and index[-1] is not None
 
 
 def _used_as_row(load: torch.fx.Node) -> bool:
@@ -107,17 +112,22 @@ def laid_out(shape: list[int], layout: str | None) -> list[int]:
     return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1]}[layout]
 
 
-def written_arguments(kernel: TracedKernel) -> list[str]:
-    """The arguments the kernel stores into: outputs the caller allocated (`def add(x, y, out)`). One the
-    kernel also loads would be an in-place update, which is refused: a core's loads are not ordered after
-    its stores."""
+def _host_accesses(kernel: TracedKernel) -> dict[str, dict[str, torch.fx.Node]]:
+    """Per global tensor the kernel loads or stores: its first load and its first store, by kind."""
     accesses: dict[str, dict[str, torch.fx.Node]] = {}
     for graph in kernel.graphs():
         for node in graph.nodes:
             kind = target_name(node)
-            if kind in ("load", "store") and target_name(node.args[0]) == "_host_tensor" \
-                    and node.args[0].args[0] in kernel.host_tensors:
+            if kind in ("load", "store") and target_name(node.args[0]) == "_host_tensor":
                 accesses.setdefault(node.args[0].args[0], {}).setdefault(kind, node)
+    return accesses
+
+
+def written_arguments(kernel: TracedKernel) -> list[str]:
+    """The arguments the kernel stores into: outputs the caller allocated (`def add(x, y, out)`). One the
+    kernel also loads would be an in-place update, which is refused: a core's loads are not ordered after
+    its stores."""
+    accesses = {name: kinds for name, kinds in _host_accesses(kernel).items() if name in kernel.host_tensors}
     for name, kinds in accesses.items():
         if "load" in kinds and "store" in kinds:
             raise UnsupportedError(
@@ -131,13 +141,10 @@ def check_no_read_back(kernel: TracedKernel, created: list[str]) -> None:
     """Refuse a load of a tensor the host code created (`c = torch.empty(…)`): it holds only what the
     kernel stored, and Loom's per-core programs do not order a core's DRAM writes before its later
     reads (the reader would see the tensor before the writer's stores land)."""
-    for graph in kernel.graphs():
-        for node in graph.nodes:
-            if target_name(node) == "load" and target_name(node.args[0]) == "_host_tensor" \
-                    and node.args[0].args[0] in created:
-                name = node.args[0].args[0]
-                raise UnsupportedError(
-                    f"`{name}` is created by the host code and read back inside the kernel; Loom does not order a "
-                    f"core's stores to `{name}` before its later loads of it yet: expected the stored value used "
-                    "from the variable that holds it, or the kernel split in two",
-                    kernel.location(node))
+    for name, kinds in _host_accesses(kernel).items():
+        if name in created and "load" in kinds:
+            raise UnsupportedError(
+                f"`{name}` is created by the host code and read back inside the kernel; Loom does not order a "
+                f"core's stores to `{name}` before its later loads of it yet: expected the stored value used "
+                "from the variable that holds it, or the kernel split in two",
+                kernel.location(kinds["load"]))

@@ -360,12 +360,13 @@ class SignOp(_Activation):
     name = "loom.sign"
 
 
-def _rounding(name: str, doc: str) -> type:
-    return irdl_op_definition(type(name.title() + "Op", (_Activation,),
+def _defined(name: str, base: type, doc: str) -> type:
+    """An op class `loom.<name>` of one of the bases above, with its docstring."""
+    return irdl_op_definition(type(name.title().replace("_", "") + "Op", (base,),
                                    {"name": f"loom.{name}", "__doc__": doc, "__module__": __name__}))
 
 
-ROUNDINGS = {n: _rounding(n, f"x rounded {how} (`torch.{n}`).") for n, how in (
+ROUNDINGS = {n: _defined(n, _Activation, f"x rounded {how} (`torch.{n}`).") for n, how in (
     ("floor", "down"), ("ceil", "up"), ("trunc", "toward zero"), ("round", "to the nearest, ties to even"))}
 """`loom.floor` …: the vector unit's rounding routines (MLIR's `math` lacks a float round-half-even)."""
 
@@ -374,16 +375,11 @@ class _Elementwise2(arith.FloatingPointLikeBinaryOperation):
     """A two-operand body op of a `linalg.generic` that MLIR's `arith` has no float-valued form of."""
 
 
-def _binary(name: str, doc: str) -> type:
-    return irdl_op_definition(type(name.split(".")[1].title().replace("_", "") + "Op", (_Elementwise2,),
-                                   {"name": name, "__doc__": doc, "__module__": __name__}))
-
-
-COMPARES = {p: _binary(f"loom.cmp_{p}", f"1.0 where `lhs {sym} rhs`, else 0.0 (torch's bool, in floats).")
+COMPARES = {p: _defined(f"cmp_{p}", _Elementwise2, f"1.0 where `lhs {sym} rhs`, else 0.0 (torch's bool, in floats).")
             for p, sym in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="), ("eq", "=="), ("ne", "!="))}
 """`loom.cmp_gt` … : comparisons of two tiles (or a tile and a number) whose result is 0.0 / 1.0."""
-SelectOp = _binary("loom.select", "`rhs` where `lhs` (a 0 / 1 condition) is nonzero, else 0.0.")
-SelectNotOp = _binary("loom.select_not", "`rhs` where `lhs` (a 0 / 1 condition) is zero, else 0.0.")
+SelectOp = _defined("select", _Elementwise2, "`rhs` where `lhs` (a 0 / 1 condition) is nonzero, else 0.0.")
+SelectNotOp = _defined("select_not", _Elementwise2, "`rhs` where `lhs` (a 0 / 1 condition) is zero, else 0.0.")
 
 
 @irdl_op_definition
