@@ -177,9 +177,9 @@ def ttnn_causal_attention(shape: dict, arch: Arch, q_chunk: int | None = None,
     if cfg.padded_Sq != length:
         raise ScheduleError(f"TTNN pads L = {length} to whole chunks of {cfg.q_chunk_size} x {cfg.k_chunk_size}; "
                             "this baseline does not reproduce the padding")
-    if cfg.q_chunk_size % cfg.k_chunk_size:
-        raise ScheduleError(f"k_chunk {cfg.k_chunk_size} does not divide q_chunk {cfg.q_chunk_size}: Loom's causal "
-                            "loop ends at a query chunk's end in whole key chunks")
+    if cfg.q_chunk_size % cfg.k_chunk_size and cfg.k_chunk_size % cfg.q_chunk_size:
+        raise ScheduleError(f"neither of k_chunk {cfg.k_chunk_size} and q_chunk {cfg.q_chunk_size} divides the "
+                            "other: Loom's causal loop needs one of the two blocks to divide the other")
     if cfg.cb_bytes > arch.l1.usable_bytes:
         raise ScheduleError(f"TTNN's SDPA CBs for {cfg.q_chunk_size} x {cfg.k_chunk_size} chunks take "
                             f"{cfg.cb_bytes:,} B > {arch.l1.usable_bytes:,} B usable L1: TTNN refuses the config")

@@ -188,7 +188,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
 
     def bounded_trip_count(self, block: BlockInfo, node: torch.fx.Node) -> SSAValue:
         """Trips of `hl.tile(0, outer.end)`: ceil(min((i + 1) * outer block, outer extent) / block), i the
-        outer tile's index; the solver keeps the block a divisor of the outer one (`loom.until`)."""
+        outer tile's index; the solver keeps one of the two blocks a divisor of the other (`loom.until`)."""
         outer = self.k.blocks[block.bounded_by]
         if outer.block_id not in self.k.grid_block_ids or block.fixed is not None or outer.fixed is not None:
             raise UnsupportedError(f"a loop to `{outer.label}.end` needs `{outer.label}` to be a tile of the launch "

@@ -26,7 +26,7 @@ throughput):
   architecture uses for its input type, plus a fixed call latency;
 - elementwise, reduction, fill, copy and transpose ops cost their tiles × the vector-unit cycles
   per tile of each body op; a position mask in a loop to the enclosing tile's end (causal
-  attention's) runs only on the r = outer block / block key blocks that cross the diagonal, once
+  attention's) runs only on the r = ceil(outer block / block) key blocks that cross the diagonal, once
   per query block and outside the loop's pipeline (the cores skip it on blocks kept whole).
 - a split loop's combine (root core of a group of `w` cores): each sender copies its partial
   states into a circular buffer and writes them into the root's L1 (the root receives
@@ -165,29 +165,37 @@ class LatencyModel:
         return E.ceil_div(self.twice_trips_until(loop), 2, label=f"trips of {loop.name}")
 
     def diagonal(self, loop: For, cycles: E.Expr, repeat: E.Expr) -> E.Expr:
-        """A loop to the enclosing tile's end with its position masks added back: of the r (i + 1) key
-        blocks query block i runs, only the r = outer block / block that cross the diagonal are masked;
-        the cores skip the mask on the others, kept whole."""
-        ratio = E.floor_div(dim_expr(loop.until.block), dim_expr(loop.trips[1]))
-        masks = E.mul(ratio, E.add(*self.diagonal_masks), label="position masks on the diagonal")
+        """A loop to the enclosing tile's end with its position masks added back: of the key blocks query
+        block i runs, only the r = ceil(outer block / block) that cross the diagonal are masked (one when
+        the key block is the larger); the cores skip the mask on the others, kept whole."""
+        masks = E.mul(self.diagonal_blocks(loop), E.add(*self.diagonal_masks), label="position masks on the diagonal")
         self.result.categories["compute"].append(E.mul(repeat, masks))
         return E.add(cycles, masks, label=f"for {loop.name}")
 
     @staticmethod
-    def twice_trips_until(loop: For) -> E.Expr:
-        """Twice the average trips, a whole number. A loop to the enclosing tile's end runs r (i + 1) times
-        in that tile's block i, r = outer block / block (a whole number: `build_model` constrains it). A
-        core runs a contiguous range of q = ceil(n / c) of the n outer blocks; the last core's, the busiest,
-        average r (2n - q + 1) / 2 trips. With the balance knob on, every core runs pairs i, n - 1 - i:
-        r (n + 1) / 2 on average."""
+    def diagonal_blocks(loop: For) -> E.Expr:
+        """The key blocks of one outer block that cross the diagonal: r = ceil(outer block / block)."""
+        return E.ceil_div(dim_expr(loop.until.block), dim_expr(loop.trips[1]))
+
+    @classmethod
+    def twice_trips_until(cls, loop: For) -> E.Expr:
+        """Twice the average trips, a whole number. A loop to the enclosing tile's end runs
+        ceil((i + 1) a / b) times in that tile's block i, a the outer block and b its own (one divides
+        the other: `build_model` constrains it); over outer blocks i .. j that averages
+        ((i + j + 1) a / b + r) / 2, r = ceil(a / b) the blocks on the diagonal (exact when b divides a,
+        and over whole groups of b / a outer blocks when a divides b). A core runs a contiguous range of
+        q = ceil(n / c) of the n outer blocks; the last core's, the busiest, average
+        ((2n - q) a / b + r) / 2 trips. With the balance knob on, every core runs pairs i, n - 1 - i:
+        (n a / b + r) / 2 on average."""
         until, (_, block) = loop.until, loop.trips
-        n = E.ceil_div(until.extent, dim_expr(until.block))
+        outer, block = dim_expr(until.block), dim_expr(block)
+        n = E.ceil_div(until.extent, outer)
         q = E.ceil_div(n, until.spatial) if until.spatial > 1 else n
-        ratio = E.floor_div(dim_expr(until.block), dim_expr(block))
-        ranged = E.mul(ratio, E.add(E.mul(2, n), E.mul(-1, q), 1))
+        diagonal = cls.diagonal_blocks(loop)
+        ranged = E.add(E.ceil_div(E.mul(E.add(E.mul(2, n), E.mul(-1, q)), outer), block), diagonal)
         if until.spatial == 1:
             return ranged
-        return E.select(E.Knob(until.knob), E.mul(ratio, E.add(n, 1)), ranged)
+        return E.select(E.Knob(until.knob), E.add(E.ceil_div(E.mul(n, outer), block), diagonal), ranged)
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""

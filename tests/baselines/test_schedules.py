@@ -148,8 +148,11 @@ def test_causal_baseline_splits_heads_over_kv_groups_and_balances_q_chunks():
             cores[axis] *= size
     assert cores == {"b": 1, "h_group": 8, "h_in_group": 4, "tile_m": 4}
     assert "balanced Q split on" in baseline.schedule.notes[0]
-    with pytest.raises(LoomError, match="does not divide q_chunk"):
-        ttnn_causal_attention(shape, bh, 128, 512)
+    # Qwen3-VL's Q128/K512: a key chunk four query chunks long, the same split
+    wide = ttnn_causal_attention(shape, bh, 128, 512)
+    assert wide.schedule.block_sizes == {"tile_m": 128, "tile_n": 512}
+    with pytest.raises(LoomError, match="neither of k_chunk 64 and q_chunk 96 divides the other"):
+        ttnn_causal_attention({**shape, "L": 384}, bh, 96, 64)
 
 
 def test_causal_baseline_runs_and_matches_torch():

@@ -150,11 +150,12 @@ def test_ttnn_1d_multicast_program_computes_the_product():
 
 @needs_files
 def test_causal_sdpa_rows_use_the_causal_kernel_where_loom_expresses_them():
-    """Gemma-4's causal 4/1-head row (Q128/K128) is planned on the causal example with TTNN's causal split;
-    Qwen3-VL's Q128/K512 is a named skip (Loom's causal loop needs the key chunk to divide the query chunk)."""
+    """Gemma-4's causal 4/1-head row (Q128/K128) and Qwen3-VL's legacy 32/8-head row (Q128/K512: a key chunk
+    longer than the query chunk) are planned on the causal example with TTNN's causal split."""
     points = {p.id: p for p in load_points(GROUND_TRUTH / "sdpa_blackhole_p150.yaml")}
     plan = plan_point(points["p01612"])
     assert isinstance(plan, Plan)
     assert [(s.kind, s.args) for s in plan.specs] == [("sdpa_causal", (1, 4, 1, 4096, 512, 128, 128))]
-    skipped = plan_point(points["p01564"])
-    assert isinstance(skipped, Row) and "does not divide q_chunk" in skipped.skipped
+    wide = plan_point(points["p01564"])
+    assert isinstance(wide, Plan)
+    assert [(s.kind, s.args) for s in wide.specs] == [("sdpa_causal", (1, 32, 8, 4096, 128, 128, 512))]

@@ -138,6 +138,19 @@ def test_a_core_masks_only_the_key_blocks_the_diagonal_crosses():
     assert mask_prices(total) and mask_prices(total) == mask_prices(diagonal[0])  # none inside the key loop
 
 
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+def test_a_key_block_longer_than_the_query_block_runs_and_masks_each_last_one(arch):
+    """L = 256 in query blocks of 32 and key blocks of 128 (Qwen3-VL's Q128/K512 in small): query block i
+    runs ceil((i + 1) / 4) key blocks, the last reaching past its queries; each masks only that last one
+    (8 masks in all), and the result matches torch."""
+    source = load_kernel_file(CAUSAL)
+    args = source.example_args({"H": 1, "KV": 1, "L": 256, "D": 32})
+    compiled = compile_kernel(source.kernel, args, arch, block_sizes={"tile_m": 32, "tile_n": 128})
+    outcome = run(compiled, args, reference=source.reference, trace=True)
+    assert outcome.check.ok, outcome.check
+    assert len([r for r in outcome.sim.trace.records if r[0] == "X" and r[3] == "Mask"]) == 8
+
+
 @pytest.mark.parametrize("row_start, keep, whole", [
     (64, (1, -1, 0), True),    # rows 64..95 >= columns 32..63 everywhere
     (64, (1, -1, -1), True),   # and > too (64 > 63)
