@@ -16,6 +16,7 @@ from loom.backend.placement import place_row_major
 from loom.backend.program import Program, ProgramError
 from loom.backend.split import build_program
 from loom.errors import InternalError, LoomError, SourceLocation, UnsupportedError
+from loom.frontend.helion import closure_tensors, ir_name
 from loom.host_epilogue import host_code_line, run_host_code
 from loom.pipeline import Compilation, run_stage
 from loom.sim import DeadlockError, SimResult, simulate
@@ -67,7 +68,8 @@ def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.nd
     tensors = [t for t in program.tensors if t.kind == "input"]
     arrays = [a for a in args if isinstance(a, torch.Tensor)]
     if kernel is not None:
-        by_name = dict(zip(inspect.signature(kernel.fn).parameters, args))
+        params = list(inspect.signature(kernel.fn).parameters)
+        by_name = {ir_name(n): a for n, a in {**dict(zip(params, args)), **closure_tensors(params, args)}.items()}
         arrays = [by_name.get(t.name) for t in tensors]
         if any(not isinstance(a, torch.Tensor) for a in arrays):  # a view the host code made: in order
             arrays = [a for a in args if isinstance(a, torch.Tensor)]
@@ -150,6 +152,17 @@ def check_outputs(compilation: Compilation, program: Program, outputs: dict[str,
                for t in program.tensors if t.name in written}
     returned = run_host_code(compilation.kernel, args, results)
     return _check_returned(returned, reference(*args), reference, host_line)
+
+
+def kernel_values(compilation: Compilation, program: Program, outputs: dict[str, np.ndarray], args: tuple) -> object:
+    """What `kernel(*args)` returns when its device loop writes a run's output tensors (by name, padded as
+    the program holds them): the kernel's function run in torch with its device loop replaced by them
+    (`loom.host_epilogue`), so its host code and the views it returns (`out.view(q.size())`) apply, each
+    tensor in its element type. This is how Loom stands in for the kernel inside a caller's own code."""
+    shapes = tensor_shapes(compilation)
+    results = {t.name: torch.from_numpy(np.ascontiguousarray(_kernel_value(t, outputs[t.name], shapes)))
+               .to(getattr(torch, t.dtype)) for t in program.tensors if t.kind == "output"}
+    return run_host_code(compilation.kernel, args, results)
 
 
 def _returned(compilation: Compilation) -> list[str]:

@@ -18,7 +18,7 @@ from xdsl.ir import SSAValue
 
 from loom.errors import DataDependentIndexError, NonAffineIndexError, UnsupportedError
 from loom.frontend.global_tensors import one_row
-from loom.frontend.helion import BlockInfo
+from loom.frontend.helion import BlockInfo, ir_name
 from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp, WriteOp
 
@@ -218,7 +218,7 @@ class AccessLowering:
         result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
         read = self.located(ReadOp(view, result_type), node).result
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
-            read.name_hint = f"{node.args[0].args[0]}_tile"
+            read.name_hint = f"{ir_name(node.args[0].args[0])}_tile"
         return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > len(self.dims_of(node.meta["val"].shape)))
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:

@@ -213,6 +213,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                    _node_location(node, source_file, source_lines) or at(def_line))
 
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
+    host_tensors.update(closure_tensors(params, args))
     aliases = _host_views(device_ir, host_tensors, dict(zip(params, bound.fake_args)), source_lines, first_line, at)
     host_tensors.update({view: val for view, (_, val) in aliases.items()})
     call = inspect.signature(fn).bind(*args)
@@ -371,6 +372,28 @@ def _restore_shared_operands(graph: torch.fx.Graph) -> None:
 def _target_name(node: torch.fx.Node | None) -> str:
     target = getattr(node, "target", None)
     return str(target) if type(target).__name__ == "OpOverload" else getattr(target, "__name__", str(target))
+
+
+def ir_name(name: str) -> str:
+    """A global tensor's name as the IR and the per-core programs spell it: characters MLIR names do not take
+    (`epilogue.__closure__[0].cell_contents`) become `_`."""
+    return re.sub(r"[^A-Za-z0-9_$.-]", "_", name)
+
+
+def closure_tensors(params: list[str], args: tuple) -> dict[str, torch.Tensor]:
+    """The tensors a callable argument closes over (`matmul(x, y, lambda acc, tile: acc + bias[tile[1]])`), by
+    the name Helion gives them in the Device IR (`epilogue.__closure__[0].cell_contents`): inputs like the
+    arguments themselves."""
+    out = {}
+    for name, arg in zip(params, args):
+        for i, cell in enumerate(getattr(arg, "__closure__", None) or ()):
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if isinstance(value, torch.Tensor):
+                out[f"{name}.__closure__[{i}].cell_contents"] = value
+    return out
 
 
 def _node_location(node: torch.fx.Node | None, source_file: str, lines: list[str]) -> SourceLocation | None:

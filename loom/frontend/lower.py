@@ -58,7 +58,7 @@ from loom.frontend.compute import (
 from loom.frontend.control_flow import NOT_TAKEN, ControlFlowLowering
 from loom.frontend.global_tensors import check_no_read_back, laid_out, vector_layouts, written_arguments
 from loom.frontend.head_groups import head_groups
-from loom.frontend.helion import BlockInfo, TracedKernel
+from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
 from loom.frontend.positions import PositionLowering
 from loom.frontend.tails import TailLowering
@@ -112,7 +112,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
                      for name, t in tensors.items()]
         entry = Block(arg_types=arg_types)
         for name, arg in zip(tensors, entry.args):
-            arg.name_hint = name
+            arg.name_hint = ir_name(name)
             self.globals[name] = arg
         self.b = Builder(InsertPoint.at_end(entry))
         self._declare_block_sizes()
@@ -124,9 +124,9 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         outputs = sorted(written, key=lambda n: k.returns.index(n) if n in k.returns else len(k.returns))
         fn = func.FuncOp(k.name, (arg_types, []), Region(entry))
         fn.attributes["loom.source"] = StringAttr(k.source_file)
-        fn.attributes["loom.outputs"] = ArrayAttr([StringAttr(n) for n in outputs])
+        fn.attributes["loom.outputs"] = ArrayAttr([StringAttr(ir_name(n)) for n in outputs])
         if self.vectors:
-            fn.attributes["loom.vectors"] = DictionaryAttr({n: StringAttr(v) for n, v in self.vectors.items()})
+            fn.attributes["loom.vectors"] = DictionaryAttr({ir_name(n): StringAttr(v) for n, v in self.vectors.items()})
         return ModuleOp([fn])
 
     def _global_tensors(self) -> dict[str, torch.Tensor]:

@@ -4,8 +4,10 @@ outputs the caller passes in, and clear refusals for an in-place update and for 
 from __future__ import annotations
 
 import pytest
+import torch
 
 from loom.errors import UnsupportedError
+from loom.kernel_file import load_kernel_file
 from tests.conftest import run_kernel_text
 
 _HEADER = '''
@@ -246,3 +248,68 @@ def test_storing_one_row_of_a_matrix_is_refused_not_written_over_its_neighbours(
     with pytest.raises(UnsupportedError, match="storing one row of a matrix") as err:
         run_kernel_text(tmp_path, text)
     assert "out[0, tile_n] = x[160, tile_n] * 2" in str(err.value)
+
+
+_RESHAPED_RETURN = '''
+import torch, helion, helion.language as hl
+
+def inputs(B: int = 2, M: int = 64, N: int = 96):
+    return (torch.randn(B, M, N, generator=torch.Generator().manual_seed(0)),)
+
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    flat = x.reshape(-1, x.size(-1))
+    out = torch.empty_like(flat)
+    for tile_m, tile_n in hl.tile(flat.size()):
+        out[tile_m, tile_n] = flat[tile_m, tile_n] * 2.0
+    return out.view(x.size()), out.sum()
+
+def reference(x):
+    return x * 2.0, (x * 2.0).sum()
+'''
+
+
+def test_loom_stands_for_a_kernel_in_its_callers_code_with_the_views_it_returns(tmp_path):
+    """`kernel_values`: what the kernel returns, its host code (a view back to the input's shape, a host-side
+    sum) run in torch on the simulated outputs, each in its element type."""
+    from loom.run import kernel_values
+
+    outcome = run_kernel_text(tmp_path, _RESHAPED_RETURN)
+    assert outcome.check.ok, outcome.check
+    x = load_kernel_file(tmp_path / "kernel.py").example_args()[0]
+    out, total = kernel_values(outcome.compilation, outcome.program, outcome.sim.outputs, (x,))
+    assert out.shape == x.shape and out.dtype == x.dtype
+    torch.testing.assert_close(out, x * 2.0, rtol=1e-2, atol=1e-2)
+    torch.testing.assert_close(total, (x * 2.0).sum(), rtol=1e-2, atol=1e-1)
+
+
+_EPILOGUE_CLOSURE = '''
+import torch, helion, helion.language as hl
+
+def inputs(M: int = 64, N: int = 96, K: int = 64):
+    g = torch.Generator().manual_seed(0)
+    x, y, bias = torch.randn(M, K, generator=g), torch.randn(K, N, generator=g), torch.randn(N, generator=g)
+    return (x, y, lambda acc, tile: torch.relu(acc + bias[tile[1]]))
+
+@helion.kernel(static_shapes=True)
+def k(x: torch.Tensor, y: torch.Tensor, epilogue) -> torch.Tensor:
+    out = torch.empty([x.size(0), y.size(1)], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile(out.size()):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(x.size(1)):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = epilogue(acc, (tile_m, tile_n))
+    return out
+
+def reference(x, y, epilogue):
+    bias = epilogue.__closure__[0].cell_contents
+    return torch.relu(x @ y + bias)
+'''
+
+
+def test_a_tensor_an_epilogue_argument_closes_over_is_an_input(tmp_path):
+    """Helion's matmul example passes `lambda acc, tile: acc + bias[tile[1]]`: the bias reaches the kernel
+    through the closure (`epilogue.__closure__[0].cell_contents` in the Device IR), read like an argument."""
+    outcome = run_kernel_text(tmp_path, _EPILOGUE_CLOSURE)
+    assert outcome.check.ok, outcome.check
+    assert any("closure" in t.name for t in outcome.program.tensors if t.kind == "input")

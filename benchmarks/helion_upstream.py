@@ -1,0 +1,295 @@
+"""Helion's own examples as they come: every kernel an example checks, run through Loom inside the
+example's own code, its result held against the example's own baseline.
+
+    .venv/bin/python benchmarks/helion_upstream.py HELION_CHECKOUT [--arch wormhole_n150] [--only NAME]
+        [--max-size 512] [--timeout 300] [--markdown]
+
+HELION_CHECKOUT is a clone of pytorch/helion (its examples/ folder; not kept in this repository). Each
+example runs in a process of its own (`--worker`):
+- it is imported with `helion._testing.DEVICE` set to the CPU and `run_example` replaced by a recorder;
+- its `main()` runs with `check` / `test` replaced by recorders of their arguments; each distinct call
+  then runs for real with every integer argument above `--max-size` lowered to it (the examples' sizes
+  reach 262144 x 1024; the simulator carries the data on this machine's CPU). An example whose `main()`
+  builds its tensors itself has torch's factories lower every dimension above it the same way (`_Capped`);
+- every `run_example(kernels, baseline, args)` it makes (forward only; `bwd=True` is left out) calls
+  each kernel function with `helion.Kernel.__call__` standing for Loom: the kernel is compiled for
+  `--arch`, simulated on loom.sim with data, and what it returns comes from the simulated outputs
+  (`loom.run.kernel_values`); a wrapper's host code around the kernel runs in torch as written. The
+  result is compared with the baseline at the example's rtol / atol.
+Outcomes: `pass`, `mismatch` (max |error| over the tolerance), `refusal` (a Loom error naming the user's
+construct; first line shown), `internal` (any other exception inside Loom: a Loom bug), `example` (the
+example fails outside Loom: its own host code, imports, CUDA-only calls), `timeout`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_ELEMENTS = 1 << 23
+"""Largest input a kernel call may take here (8 M elements); a larger one is reported, not run."""
+NOT_EXAMPLES = {"__init__", "aot_compile_example", "aot_example"}
+
+
+class LoomFailed(Exception):
+    """Loom raised while standing for a kernel call: `error` is what it raised."""
+
+    def __init__(self, kernel: str, error: BaseException, trace: str) -> None:
+        super().__init__(f"{kernel}: {error}")
+        self.kernel, self.error, self.trace = kernel, error, trace
+
+
+def _loom_call(arch: str, log: list, original):
+    """A `Kernel.__call__` that compiles the kernel with Loom, simulates it and returns its values (the
+    host code Loom runs around the simulated loop, in Helion's eager reference mode, calls `original`)."""
+    import helion
+
+    from loom.pipeline import compile as compile_kernel
+    from loom.run import kernel_values, run
+
+    def call(kernel, *args, **kwargs):
+        if kernel.settings.ref_mode == helion.RefMode.EAGER:
+            return original(kernel, *args, **kwargs)
+        if kwargs:
+            args = tuple(kernel.normalize_args(*args, **kwargs))
+        name = kernel.fn.__name__
+        try:
+            compilation = compile_kernel(kernel, args, arch, jobs=1)
+            result = run(compilation, args, functional=True)
+            log.append({"kernel": name, "cycles": float(result.sim.kernel_cycles)})
+            return kernel_values(compilation, result.program, result.sim.outputs, args)
+        except Exception as err:  # noqa: BLE001 - every failure is reported, by kind
+            raise LoomFailed(name, err, traceback.format_exc(limit=-3)) from err
+    return call
+
+
+def _capped_sizes(value, most: int):
+    """A number, or a list / tuple of numbers (`normalized_shape`), with every size above `most` lowered to it."""
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+        return type(value)(_capped(v, most) for v in value)
+    return _capped(value, most)
+
+
+def _capped(value, most: int):
+    return min(value, most) if isinstance(value, int) and not isinstance(value, bool) and value > most else value
+
+
+def _compare(actual, expected, rtol: float, atol: float) -> tuple[bool, str]:
+    import torch
+
+    got = [v for v in (actual if isinstance(actual, (tuple, list)) else [actual]) if isinstance(v, torch.Tensor)]
+    want = [v for v in (expected if isinstance(expected, (tuple, list)) else [expected]) if isinstance(v, torch.Tensor)]
+    if len(got) != len(want) or any(g.shape != w.shape for g, w in zip(got, want)):
+        return False, f"returns shapes {[list(g.shape) for g in got]}, baseline {[list(w.shape) for w in want]}"
+    worst = ""
+    for g, w in zip(got, want):
+        g, w = g.detach().float(), w.detach().float()
+        error = (g - w).abs()
+        limit = atol + rtol * w.abs()
+        if bool((error > limit).any()) or bool(torch.isnan(g).ne(torch.isnan(w)).any()):
+            worst = f"max |error| {float(error.nan_to_num(float('inf')).max()):.3g} over atol {atol} + rtol {rtol}"
+    return not worst, worst or "matches the baseline"
+
+
+class _Capped:
+    """While on (an example's main() builds its own inputs), torch's tensor factories lower every dimension
+    above `most` to it, the same way in every tensor, so shapes that must agree still do (cross_entropy's
+    main() asks for 16384 x 131072 logits and 16384 labels: 512 x 512 and 512)."""
+
+    most: int | None = None
+
+    @classmethod
+    def install(cls) -> None:
+        import torch
+
+        for name in ("randn", "rand", "zeros", "ones", "empty", "randint", "full"):
+            setattr(torch, name, cls._capping(getattr(torch, name)))
+
+    @classmethod
+    def _capping(cls, factory):
+        def make(*args, **kwargs):
+            if cls.most is None:
+                return factory(*args, **kwargs)
+            at = len(args) - 1 if factory.__name__ == "randint" else 0  # randint(low, high, size)
+            if "size" in kwargs:
+                kwargs["size"] = [_capped(d, cls.most) for d in kwargs["size"]]
+            elif args and isinstance(args[at], (tuple, list)):
+                args = (*args[:at], [_capped(d, cls.most) for d in args[at]], *args[at + 1:])
+            elif factory.__name__ != "randint":
+                args = tuple(_capped(a, cls.most) for a in args)
+            return factory(*args, **kwargs)
+        return make
+
+
+def _calls(module, most: int) -> list[tuple]:
+    """The example's `run_example` calls: (kernels, baseline, args, options), at capped sizes."""
+    import helion._testing as testing
+
+    recorded: list[tuple] = []
+    def run_example(kernel_fn, baseline_fn, args, **options):  # helion._testing.run_example's parameters
+        recorded.append((kernel_fn, baseline_fn, args, options))
+        return {}
+    testing.run_example = module.run_example = run_example
+    drivers = {name: getattr(module, name) for name in ("check", "test") if callable(getattr(module, name, None))}
+    asked: list[tuple] = []
+    for name in drivers:
+        setattr(module, name, lambda *a, _n=name, **kw: asked.append((_n, a, kw)))
+    _Capped.most = most
+    try:
+        module.main()
+    finally:
+        _Capped.most = None
+    for name, fn in drivers.items():
+        setattr(module, name, fn)
+    if not asked:  # main() builds its inputs and calls run_example itself: its sizes given as numbers too
+        return [(k, b, tuple(_capped_sizes(a, most) for a in args), o) for k, b, args, o in recorded]
+    seen, out = set(), []
+    for name, args, kwargs in asked:
+        capped = (name, tuple(_capped(a, most) for a in args),
+                  tuple(sorted((k, _capped(v, most)) for k, v in kwargs.items())))
+        if capped in seen:
+            continue
+        seen.add(capped)
+        recorded.clear()
+        drivers[name](*capped[1], **dict(capped[2]))
+        out.extend(recorded)
+    return out
+
+
+def worker(path: Path, arch: str, most: int) -> list[dict]:
+    """Run one example (this process): one row per kernel it checks."""
+    import helion
+    import helion._testing as testing
+    import torch
+
+    os.environ.pop("HELION_INTERPRET", None)
+    testing.DEVICE = torch.device("cpu")
+    _Capped.install()
+    sys.path.insert(0, str(path.parents[1]))
+    example = path.stem
+    try:
+        spec = importlib.util.spec_from_file_location(f"examples.{example}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        calls = _calls(module, most)
+    except Exception as err:  # noqa: BLE001
+        return [{"example": example, "kernel": "-", "outcome": "example", "message": _first_line(err)}]
+    if not calls:
+        return [{"example": example, "kernel": "-", "outcome": "example",
+                 "message": "main() makes no run_example call"}]
+    rows = []
+    original = helion.Kernel.__call__
+    for kernels, baseline, args, options in calls:
+        if options.get("bwd"):
+            continue
+        too_big = [tuple(a.shape) for a in args if isinstance(a, torch.Tensor) and a.numel() > MAX_ELEMENTS]
+        named = kernels.items() if isinstance(kernels, dict) else [(getattr(kernels, "__name__", "kernel"), kernels)]
+        reference = next(iter(baseline.values())) if isinstance(baseline, dict) else baseline
+        for name, fn in named:
+            row = {"example": example, "kernel": name, "args": _describe(args)}
+            if too_big:
+                rows.append({**row, "outcome": "example", "message": f"inputs of shape {too_big[0]}: too large here"})
+                continue
+            log: list = []
+            helion.Kernel.__call__ = _loom_call(arch, log, original)
+            try:
+                actual = fn(*args)
+                ok, message = _compare(actual, reference(*args), options.get("rtol", 1e-2), options.get("atol", 1e-1))
+                outcome = "pass" if ok else "mismatch"
+            except LoomFailed as failed:
+                outcome, message = _loom_outcome(failed)
+            except Exception as err:  # noqa: BLE001
+                outcome, message = "example", _first_line(err)
+            finally:
+                helion.Kernel.__call__ = original
+            rows.append({**row, "outcome": outcome, "message": message, "cycles": sum(r["cycles"] for r in log)})
+    return rows
+
+
+def _loom_outcome(failed: LoomFailed) -> tuple[str, str]:
+    from loom.errors import InternalError, LoomError
+
+    err = failed.error
+    if isinstance(err, LoomError) and not isinstance(err, InternalError):
+        return "refusal", _first_line(err)
+    return "internal", f"{type(err).__name__}: {_first_line(err)} [{failed.trace.strip().splitlines()[-3].strip()}]"
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return f"{type(err).__name__}: {text.splitlines()[0] if text else ''}"[:300]
+
+
+def _describe(args: tuple) -> str:
+    import torch
+
+    return ", ".join(f"{list(a.shape)} {str(a.dtype).replace('torch.', '')}" if isinstance(a, torch.Tensor)
+                     else repr(a) for a in args)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("helion", type=Path, help="a clone of pytorch/helion")
+    parser.add_argument("--arch", default="wormhole_n150")
+    parser.add_argument("--only", default="", help="run only examples whose name contains this text")
+    parser.add_argument("--max-size", type=int, default=512)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker:
+        print(json.dumps(worker(options.helion, options.arch, options.max_size)))
+        return
+    paths = sorted(p for p in (options.helion / "examples").glob("*.py")
+                   if p.stem not in NOT_EXAMPLES and options.only in p.stem)
+    rows = []
+    for path in paths:
+        start = time.perf_counter()
+        found = _run_worker(path, options)
+        kernels = {}
+        for row in found:  # one row per kernel: its first call (the examples check some at several sizes)
+            kernels.setdefault(row["kernel"], row)
+        for row in kernels.values():
+            rows.append(row)
+            if not options.markdown:
+                seconds = time.perf_counter() - start
+                print(f"{row['example']:24s} {row['kernel']:32s} {row['outcome']:9s} {seconds:6.1f}s  "
+                      f"{row['message'][:150]}", flush=True)
+    if options.markdown:
+        print("| example | kernel | outcome | message |\n|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['example']} | {r['kernel']} | {r['outcome']} | {r['message'].replace('|', '/')[:200]} |")
+    counts = Counter(r["outcome"] for r in rows)
+    print(f"{len(rows)} kernels in {len(paths)} examples on {options.arch}: "
+          + ", ".join(f"{k} {counts[k]}" for k in ("pass", "mismatch", "refusal", "internal", "example", "timeout")
+                      if counts[k]))
+
+
+def _run_worker(path: Path, options) -> list[dict]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    command = [sys.executable, __file__, str(path), "--worker", "--arch", options.arch,
+               "--max-size", str(options.max_size)]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout, env=env, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return [{"example": path.stem, "kernel": "-", "outcome": "timeout", "message": f"over {options.timeout:.0f} s"}]
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("["):
+            return json.loads(line)
+    tail = (proc.stderr or proc.stdout).strip().splitlines()
+    return [{"example": path.stem, "kernel": "-", "outcome": "internal" if "loom" in (proc.stderr or "") else "example",
+             "message": f"exit {proc.returncode}: {tail[-1] if tail else ''}"}]
+
+
+if __name__ == "__main__":
+    main()
