@@ -15,7 +15,10 @@ example runs in a process of its own (`--worker`):
   each kernel function with `helion.Kernel.__call__` standing for Loom: the kernel is compiled for
   `--arch`, simulated on loom.sim with data, and what it returns comes from the simulated outputs
   (`loom.run.kernel_values`); a wrapper's host code around the kernel runs in torch as written. The
-  result is compared with the baseline at the example's rtol / atol.
+  result is compared with the baseline at the example's rtol / atol;
+- a kernel the example calls itself (`out = kernel(x)` then its own assertions) runs through Loom too, and
+  passes when the example's own checks hold (a row without arguments).
+Each row gives the compile time of stages 2-6 (Helion's trace, stage 1, apart).
 Outcomes: `pass`, `mismatch` (max |error| over the tolerance), `refusal` (a Loom error naming the user's
 construct; first line shown), `internal` (any other exception inside Loom: a Loom bug), `example` (the
 example fails outside Loom: its own host code, imports, CUDA-only calls), `timeout`.
@@ -65,7 +68,8 @@ def _loom_call(arch: str, log: list, original):
         try:
             compilation = compile_kernel(kernel, args, arch, jobs=1)
             result = run(compilation, args, functional=True)
-            log.append({"kernel": name, "cycles": float(result.sim.kernel_cycles)})
+            stages = sum(t for stage, t in compilation.seconds.items() if not stage.startswith("frontend"))
+            log.append({"kernel": name, "cycles": float(result.sim.kernel_cycles), "compile": stages})
             return kernel_values(compilation, result.program, result.sim.outputs, args)
         except Exception as err:  # noqa: BLE001 - every failure is reported, by kind
             raise LoomFailed(name, err, traceback.format_exc(limit=-3)) from err
@@ -130,11 +134,38 @@ class _Capped:
         return make
 
 
-def _calls(module, most: int) -> list[tuple]:
-    """The example's `run_example` calls: (kernels, baseline, args, options), at capped sizes."""
+class _Direct:
+    """Kernels an example calls itself (outside `run_example`, its own assertions checking them), each run
+    through Loom: kernel name -> (outcome, message)."""
+
+    def __init__(self) -> None:
+        self.log: list[dict] = []
+        self.rows: dict[str, tuple[str, str]] = {}
+
+    def run(self, phase, *args, **kwargs) -> None:
+        """Run one phase of the example (its main(), a check); what Loom ran in it passes unless it raised."""
+        seen = len(self.log)
+        try:
+            phase(*args, **kwargs)
+        except LoomFailed as failed:
+            self.rows[failed.kernel] = _loom_outcome(failed)
+            raise
+        except AssertionError as err:  # the example's own check of what Loom returned
+            if len(self.log) > seen:
+                self.rows[self.log[-1]["kernel"]] = ("mismatch", f"the example's own check: {_first_line(err)}")
+            raise
+        finally:
+            for entry in self.log[seen:]:
+                self.rows.setdefault(entry["kernel"], ("pass", "the example's own checks hold"))
+
+
+def _calls(module, most: int, direct: _Direct) -> list[tuple]:
+    """The example's `run_example` calls: (kernels, baseline, args, options), at capped sizes; kernels it
+    calls itself run through Loom meanwhile (`direct`)."""
     import helion._testing as testing
 
     recorded: list[tuple] = []
+
     def run_example(kernel_fn, baseline_fn, args, **options):  # helion._testing.run_example's parameters
         recorded.append((kernel_fn, baseline_fn, args, options))
         return {}
@@ -145,11 +176,11 @@ def _calls(module, most: int) -> list[tuple]:
         setattr(module, name, lambda *a, _n=name, **kw: asked.append((_n, a, kw)))
     _Capped.most = most
     try:
-        module.main()
+        direct.run(module.main)
     finally:
         _Capped.most = None
-    for name, fn in drivers.items():
-        setattr(module, name, fn)
+        for name, fn in drivers.items():
+            setattr(module, name, fn)
     if not asked:  # main() builds its inputs and calls run_example itself: its sizes given as numbers too
         return [(k, b, tuple(_capped_sizes(a, most) for a in args), o) for k, b, args, o in recorded]
     seen, out = set(), []
@@ -160,7 +191,7 @@ def _calls(module, most: int) -> list[tuple]:
             continue
         seen.add(capped)
         recorded.clear()
-        drivers[name](*capped[1], **dict(capped[2]))
+        direct.run(drivers[name], *capped[1], **dict(capped[2]))
         out.extend(recorded)
     return out
 
@@ -176,19 +207,26 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
     _Capped.install()
     sys.path.insert(0, str(path.parents[1]))
     example = path.stem
+    direct, original = _Direct(), helion.Kernel.__call__
+    failure, calls = None, []
+    helion.Kernel.__call__ = _loom_call(arch, direct.log, original)
     try:
         spec = importlib.util.spec_from_file_location(f"examples.{example}", path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module
         spec.loader.exec_module(module)
-        calls = _calls(module, most)
+        calls = _calls(module, most, direct)
     except Exception as err:  # noqa: BLE001
-        return [{"example": example, "kernel": "-", "outcome": "example", "message": _first_line(err)}]
-    if not calls:
-        return [{"example": example, "kernel": "-", "outcome": "example",
-                 "message": "main() makes no run_example call"}]
-    rows = []
-    original = helion.Kernel.__call__
+        failure = err
+    finally:
+        helion.Kernel.__call__ = original
+    rows = [{"example": example, "kernel": name, "outcome": outcome, "message": message,
+             "compile": max((e["compile"] for e in direct.log if e["kernel"] == name), default=None)}
+            for name, (outcome, message) in direct.rows.items()]
+    if failure is not None and not isinstance(failure, (LoomFailed, AssertionError)) or not (calls or rows):
+        message = _first_line(failure) if failure is not None else "main() makes no run_example call"
+        rows.append({"example": example, "kernel": "-", "outcome": "example", "message": message})
+    covered: set[str] = set()
     for kernels, baseline, args, options in calls:
         if options.get("bwd"):
             continue
@@ -212,8 +250,11 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
                 outcome, message = "example", _first_line(err)
             finally:
                 helion.Kernel.__call__ = original
-            rows.append({**row, "outcome": outcome, "message": message, "cycles": sum(r["cycles"] for r in log)})
-    return rows
+            rows.append({**row, "outcome": outcome, "message": message, "cycles": sum(r["cycles"] for r in log),
+                         "compile": max((r["compile"] for r in log), default=None)})
+            covered.update(r["kernel"] for r in log)
+    # a kernel the example also checks through run_example is counted there
+    return [r for r in rows if not (r.get("args") is None and r["kernel"] in covered and r["outcome"] == "pass")]
 
 
 def _loom_outcome(failed: LoomFailed) -> tuple[str, str]:
@@ -266,9 +307,14 @@ def main() -> None:
                 print(f"{row['example']:24s} {row['kernel']:32s} {row['outcome']:9s} {seconds:6.1f}s  "
                       f"{row['message'][:150]}", flush=True)
     if options.markdown:
-        print("| example | kernel | outcome | message |\n|---|---|---|---|")
+        print("| example | kernel | outcome | compile (stages 2-6) | message |\n|---|---|---|---|---|")
         for r in rows:
-            print(f"| {r['example']} | {r['kernel']} | {r['outcome']} | {r['message'].replace('|', '/')[:200]} |")
+            compiled = f"{r['compile']:.2f} s" if r.get("compile") is not None else "-"
+            print(f"| {r['example']} | {r['kernel']} | {r['outcome']} | {compiled} | "
+                  f"{r['message'].replace('|', '/')[:200]} |")
+    compiled = [r["compile"] for r in rows if r.get("compile") is not None]
+    if compiled:
+        print(f"compile time (stages 2-6) of the kernels Loom compiled: at most {max(compiled):.2f} s")
     counts = Counter(r["outcome"] for r in rows)
     print(f"{len(rows)} kernels in {len(paths)} examples on {options.arch}: "
           + ", ".join(f"{k} {counts[k]}" for k in ("pass", "mismatch", "refusal", "internal", "example", "timeout")

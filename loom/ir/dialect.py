@@ -149,15 +149,13 @@ class VbCreateOp(IRDLOperation):
 
 def _scan_block(op: IRDLOperation, forward: bool, closing: type, reopening: type) -> bool:
     """Is there, in op's block, a `closing` op on the same buffer before any `reopening` one?"""
-    block = op.parent_block()
-    if block is None:
+    if op.parent_block() is None:
         return False
-    ops = list(block.ops)
-    index = ops.index(op)
-    others = ops[index + 1 :] if forward else reversed(ops[:index])
-    for other in others:
+    other = op.next_op if forward else op.prev_op  # walked from op: a block's protocol ops are checked in O(n)
+    while other is not None:
         if isinstance(other, (closing, reopening)) and other.operands[0] is op.operands[0]:
             return isinstance(other, closing)
+        other = other.next_op if forward else other.prev_op
     return False
 
 

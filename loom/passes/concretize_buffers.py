@@ -94,8 +94,12 @@ def merge_exclusive_handoffs(grid: affine.ParallelOp) -> affine.ParallelOp:
     """Merge buffers across exclusive handoffs until none is left; returns the (new) grid op."""
     rejected: set[int] = set()
     while True:
+        ops = list(grid.walk())
         for handoff in _handoffs(grid):
             if handoff.op_index in rejected:
+                continue
+            if not _may_merge(ops[handoff.op_index]):  # refused before a trial copy of the grid is made
+                rejected.add(handoff.op_index)
                 continue
             trial = grid.clone()
             if _merge(trial, handoff) and _protocol_holds(trial):
@@ -108,6 +112,16 @@ def merge_exclusive_handoffs(grid: affine.ParallelOp) -> affine.ParallelOp:
             rejected.add(handoff.op_index)
         else:
             return grid
+
+
+def _may_merge(op: Operation) -> bool:
+    """`_merge`'s own refusals, read off the grid as it is: neither buffer reserved only once, or the merged
+    buffer (every use of both) filled or drained by two engines."""
+    acquire, reserve = _handoff_buffers(op)
+    source, dest = acquire.buffer, reserve.buffer
+    if _reserve_count(source) != 1 and _reserve_count(dest) != 1:
+        return False
+    return all(len(_engines(source, side) | _engines(dest, side)) <= 1 for side in (VbReserveOp, VbAcquireOp))
 
 
 def _reserve_count(buffer: SSAValue) -> int:
