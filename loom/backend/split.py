@@ -108,6 +108,8 @@ class ProgramBuilder:
         self.axes = [a.data for a in self.grid.attributes["loom.grid"].data]
         self.copies = [op for op in self.grid.walk() if isinstance(op, CopyOp)]
         self.transfer_of = dict(zip(self.copies, candidate.transfers))
+        fn = next(op for op in concrete.walk() if isinstance(op, func.FuncOp))
+        self.outputs = {a.data for a in fn.attributes["loom.outputs"].data}
         self.engine_of = self._load_engines()
         doubled = double_buffered(declared, knobs)
         self.kept = {}  # buffer label -> (device loop variable, its trips) for panels kept in L1
@@ -128,13 +130,20 @@ class ProgramBuilder:
         self.skip_epilogue = False  # set while a split's sender walks the ops after the split loop
 
     def _load_engines(self) -> dict[CopyOp, str]:
+        """Loads alternate between the engines (`load_engine`); a load of a tensor the kernel also stores
+        (read back: `loom.frontend.global_tensors.read_back`) goes to the writer, behind its stores."""
         engines = {}
         for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
             loads = [op for op in block_op.regions[0].block.ops
                      if isinstance(op, CopyOp) and op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
-                engines[load] = load_engine(position)
+                engines[load] = "writer" if self._reads_back(load) else load_engine(position)
         return engines
+
+    def _reads_back(self, load: CopyOp) -> bool:
+        """A load of one of the kernel's outputs: a block this core stored earlier."""
+        source = load.source.owner.source if isinstance(load.source.owner, memref.SubviewOp) else load.source
+        return source.name_hint in self.outputs
 
     # ------------------------------------------------------------------ buffers
     def _dims(self, value: SSAValue) -> tuple[int, ...]:
@@ -250,7 +259,7 @@ class ProgramBuilder:
     # ----------------------------------------------------------------- program
     def build(self) -> P.Program:
         fn = next(op for op in self.module.walk() if isinstance(op, func.FuncOp))
-        outputs = {a.data for a in fn.attributes["loom.outputs"].data}
+        outputs = self.outputs
         vectors = {k: v.data for k, v in fn.attributes["loom.vectors"].data.items()} \
             if "loom.vectors" in fn.attributes else {}
         tensors = []
@@ -471,6 +480,11 @@ class ProgramBuilder:
         buf = self._buf_of_view(op.dest)
         transfer = self.transfer_of[op]
         engine = roles.get(("hoist_" if buf.name in self.kept else "") + self.engine_of[op])
+        if self._reads_back(op):  # its own stores land first (the writer issued them, in program order)
+            if transfer.receivers > 1:
+                raise UnsupportedError(f"`{tensor}` is read back by {transfer.receivers} cores from one; expected "
+                                       "each core to read back the blocks it stored itself")
+            engine.append(P.Barrier("writes"))
         if transfer.receivers <= 1:
             engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier("reads")]
             return

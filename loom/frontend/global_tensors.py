@@ -137,14 +137,28 @@ def written_arguments(kernel: TracedKernel) -> list[str]:
     return [name for name, kinds in accesses.items() if "store" in kinds]
 
 
-def check_no_read_back(kernel: TracedKernel, created: list[str]) -> None:
-    """Refuse a load of a tensor the host code created (`c = torch.empty(…)`): it holds only what the
-    kernel stored, and Loom's per-core programs do not order a core's DRAM writes before its later
-    reads (the reader would see the tensor before the writer's stores land)."""
-    for name, kinds in _host_accesses(kernel).items():
-        if name in created and "load" in kinds:
+def read_back(kernel: TracedKernel, created: list[str]) -> list[str]:
+    """The tensors the host code created (`c = torch.empty(…)`) that the kernel loads after storing them.
+    Allowed where every load and store of one indexes it by the core's own grid tiles, each at the same
+    position (`c[tile_m, tile_k]` stored and loaded under `for tile_m in hl.tile(m)`): a core then reads back
+    only blocks it wrote itself, and its per-core program waits for its own stores to land before those
+    loads (`loom.backend.split`). Any other load of such a tensor is refused: Loom does not order one
+    core's stores before another core's loads."""
+    grid = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
+    found = []
+    for name in created:
+        accesses = [node for graph in kernel.graphs() for node in graph.nodes
+                    if target_name(node) in ("load", "store") and target_name(node.args[0]) == "_host_tensor"
+                    and node.args[0].args[0] == name]
+        loads = [node for node in accesses if target_name(node) == "load"]
+        if not loads:
+            continue
+        placements = {tuple(s if s in grid else None for s in map(tile_symbol, node.args[1])) for node in accesses}
+        if len(placements) != 1 or not grid <= set(next(iter(placements))):
             raise UnsupportedError(
-                f"`{name}` is created by the host code and read back inside the kernel; Loom does not order a "
-                f"core's stores to `{name}` before its later loads of it yet: expected the stored value used "
-                "from the variable that holds it, or the kernel split in two",
-                kernel.location(kinds["load"]))
+                f"`{name}` is created by the host code and read back inside the kernel at other blocks than "
+                f"the core's own grid tiles; Loom orders a core's stores to `{name}` before its own later loads "
+                f"only: expected `{name}` indexed by every tile of the launch grid, the same way at each load "
+                "and store, or the kernel split in two", kernel.location(loads[0]))
+        found.append(name)
+    return found

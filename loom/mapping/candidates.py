@@ -261,7 +261,9 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     if point_to_point:
         candidates = [c for c in candidates if all(t.mode == "unicast" or t.mode.startswith("forward")
                                                    for t in c.transfers)]
-    loop = None if portable or point_to_point else reduction_loop(module)
+    # a tensor the kernel stores and loads back is read by the core that stored it: no split moves its loads
+    read_back = {r.tensor for r in reuse if r.direction == "load"} & {r.tensor for r in reuse if r.direction == "store"}
+    loop = None if portable or point_to_point or read_back else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
     modes_per_load = 1 + len(arch.noc.multicast) + len(arch.grid.dims)  # unicast, multicasts, forwarding

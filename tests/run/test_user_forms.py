@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from loom.backend import program as P
 from loom.errors import UnsupportedError
 from loom.kernel_file import load_kernel_file
 from tests.conftest import run_kernel_text
@@ -313,3 +314,46 @@ def test_a_tensor_an_epilogue_argument_closes_over_is_an_input(tmp_path):
     outcome = run_kernel_text(tmp_path, _EPILOGUE_CLOSURE)
     assert outcome.check.ok, outcome.check
     assert any("closure" in t.name for t in outcome.program.tensors if t.kind == "input")
+
+
+_READ_BACK = '''
+import torch, helion, helion.language as hl
+
+def inputs(M: int = 96, N: int = 128, K: int = 64):
+    g = torch.Generator().manual_seed(0)
+    return tuple(torch.randn(*s, generator=g) * 0.1 for s in ((M, N), (N, K), (K, N)))
+
+@helion.kernel(static_shapes=True)
+def se_net(x: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    m, n = x.size()
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    c = torch.empty([m, a.size(1)], dtype=x.dtype, device=x.device)
+    for tile_m in hl.tile(m):
+        for tile_k in hl.tile(a.size(1)):
+            c[tile_m, tile_k] = torch.relu(x[tile_m, :] @ a[:, tile_k])
+        for tile_n in hl.tile(n):
+            acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+            for tile_k in hl.tile(a.size(1)):
+                acc = torch.addmm(acc, c[tile_m, tile_k], b[tile_k, tile_n])
+            out[tile_m, tile_n] = x[tile_m, tile_n] * torch.sigmoid(acc)
+    return out, c
+
+def reference(x, a, b):
+    c = torch.relu(x @ a)
+    return x * torch.sigmoid(c @ b), c
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+def test_a_core_reads_back_what_it_stored_after_its_stores_land(tmp_path, arch):
+    """Helion's squeeze_and_excitation_net: `c[tile_m, tile_k]` stored in one loop and loaded in the next by the
+    same core. The load goes to the writer, behind a barrier on its writes."""
+    outcome = run_kernel_text(tmp_path, _READ_BACK, arch=arch)
+    assert outcome.check.ok, outcome.check
+    writer = outcome.program.groups[0].writer
+    reads = [i for i in P.walk(writer) if isinstance(i, P.DramRead) and i.tensor == "c"]
+    assert reads
+    flat = list(P.walk(writer))
+    for read in reads:
+        assert isinstance(flat[flat.index(read) - 1], P.Barrier) and flat[flat.index(read) - 1].kind == "writes"
+    assert not outcome.compilation.ranked[0].model.candidate.split

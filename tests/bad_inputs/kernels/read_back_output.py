@@ -1,4 +1,5 @@
-"""An intermediate the kernel stores to a tensor it created and reads back in a later loop."""
+"""An intermediate the kernel stores to a tensor it created and reads back, transposed, in a later loop: blocks
+other cores store."""
 import torch
 
 import helion
@@ -14,7 +15,7 @@ def two_steps(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         for tile_n in hl.tile(n):
             half[tile_m, tile_n] = x[tile_m, tile_n] * 0.5
         for tile_n in hl.tile(n):
-            out[tile_m, tile_n] = half[tile_m, tile_n] + 1.0  # LINE
+            out[tile_m, tile_n] = half[tile_n, tile_m] + 1.0  # LINE
     return out, half
 
 
