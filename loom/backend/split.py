@@ -131,7 +131,7 @@ class ProgramBuilder:
 
     def _load_engines(self) -> dict[CopyOp, str]:
         """Loads alternate between the engines (`load_engine`); a load of a tensor the kernel also stores
-        (read back: `loom.frontend.global_tensors.read_back`) goes to the writer, behind its stores."""
+        (read back: `loom.frontend.global_tensors.check_read_back`) goes to the writer, behind its stores."""
         engines = {}
         for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
             loads = [op for op in block_op.regions[0].block.ops

@@ -1,6 +1,6 @@
 """Stage 1, global tensors as the per-core programs lay them out: rank-1 tensors as a 1 x N row or an
 N x 1 column, by how the kernel uses them; and the tensors the host code creates, which the kernel
-may write but not read back."""
+may write, and read back only where each core reads the blocks it stored."""
 
 from __future__ import annotations
 
@@ -137,15 +137,14 @@ def written_arguments(kernel: TracedKernel) -> list[str]:
     return [name for name, kinds in accesses.items() if "store" in kinds]
 
 
-def read_back(kernel: TracedKernel, created: list[str]) -> list[str]:
-    """The tensors the host code created (`c = torch.empty(…)`) that the kernel loads after storing them.
+def check_read_back(kernel: TracedKernel, created: list[str]) -> None:
+    """Loads of the tensors the host code created (`c = torch.empty(…)`), which hold what the kernel stored.
     Allowed where every load and store of one indexes it by the core's own grid tiles, each at the same
     position (`c[tile_m, tile_k]` stored and loaded under `for tile_m in hl.tile(m)`): a core then reads back
     only blocks it wrote itself, and its per-core program waits for its own stores to land before those
     loads (`loom.backend.split`). Any other load of such a tensor is refused: Loom does not order one
     core's stores before another core's loads."""
     grid = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
-    found = []
     for name in created:
         accesses = [node for graph in kernel.graphs() for node in graph.nodes
                     if target_name(node) in ("load", "store") and target_name(node.args[0]) == "_host_tensor"
@@ -160,5 +159,3 @@ def read_back(kernel: TracedKernel, created: list[str]) -> list[str]:
                 f"the core's own grid tiles; Loom orders a core's stores to `{name}` before its own later loads "
                 f"only: expected `{name}` indexed by every tile of the launch grid, the same way at each load "
                 "and store, or the kernel split in two", kernel.location(loads[0]))
-        found.append(name)
-    return found

@@ -56,7 +56,7 @@ from loom.frontend.compute import (
     reduction_op,
 )
 from loom.frontend.control_flow import NOT_TAKEN, ControlFlowLowering
-from loom.frontend.global_tensors import laid_out, read_back, vector_layouts, written_arguments
+from loom.frontend.global_tensors import check_read_back, laid_out, vector_layouts, written_arguments
 from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
@@ -106,7 +106,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
                     f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
         filled_in = written_arguments(self.k)  # outputs the caller passed in
-        self.read_back = read_back(self.k, [n for n in tensors if n not in k.host_tensors])
+        check_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
         arg_types = [MemRefType(element_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]
