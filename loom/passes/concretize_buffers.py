@@ -116,13 +116,15 @@ def merge_exclusive_handoffs(grid: affine.ParallelOp) -> affine.ParallelOp:
 
 
 def _may_merge(op: Operation) -> bool:
-    """`_merge`'s own refusals, read off the grid as it is: neither buffer reserved only once, or the merged
-    buffer (every use of both) filled or drained by two engines."""
+    """`_merge`'s own refusals, read off the grid as it is: neither buffer reserved only once, the merged
+    buffer (every use of both) filled or drained by two engines, or the handoff not exclusive."""
     acquire, reserve = _handoff_buffers(op)
     source, dest = acquire.buffer, reserve.buffer
     if _reserve_count(source) != 1 and _reserve_count(dest) != 1:
         return False
-    return all(len(_engines(source, side) | _engines(dest, side)) <= 1 for side in (VbReserveOp, VbAcquireOp))
+    if any(len(_engines(source, side) | _engines(dest, side)) > 1 for side in (VbReserveOp, VbAcquireOp)):
+        return False
+    return _exclusive(op, acquire, reserve)
 
 
 def _reserve_count(buffer: SSAValue) -> int:
@@ -168,14 +170,22 @@ def _engines(buffer: SSAValue, side: type) -> set[str]:
     return engines
 
 
-def _make_in_place(op: Operation, acquire: VbAcquireOp, reserve: VbReserveOp) -> bool:
-    """`acquire; reserve; op; commit; release` on one buffer → `acquire; release; reserve; op; commit`."""
+def _exclusive(op: Operation, acquire: VbAcquireOp, reserve: VbReserveOp) -> bool:
+    """The handoff `op` is the last reader of the value it overwrites, in one block with both views (these
+    facts do not change when its buffers are merged)."""
     block = op.parent_block()
     if acquire.parent_block() is not block or reserve.parent_block() is not block:
         return False  # the value is held across a loop: not an exclusive handoff
     ops = list(block.ops)
-    if any(ops.index(enclosing_in(use.operation, block)) > ops.index(op) for use in acquire.view.uses):
-        return False  # the value is still read after the handoff overwrote it
+    # the value is still read after the handoff overwrote it?
+    return not any(ops.index(enclosing_in(use.operation, block)) > ops.index(op) for use in acquire.view.uses)
+
+
+def _make_in_place(op: Operation, acquire: VbAcquireOp, reserve: VbReserveOp) -> bool:
+    """`acquire; reserve; op; commit; release` on one buffer → `acquire; release; reserve; op; commit`."""
+    if not _exclusive(op, acquire, reserve):
+        return False
+    block = op.parent_block()
     release = _matching_release(acquire, block)
     if release is None:
         return False
