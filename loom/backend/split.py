@@ -137,7 +137,7 @@ class ProgramBuilder:
             loads = [op for op in block_op.regions[0].block.ops
                      if isinstance(op, CopyOp) and op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
-                engines[load] = "writer" if self._reads_back(load) else load_engine(position)
+                engines[load] = load_engine(position, reads_back=self._reads_back(load))
         return engines
 
     def _reads_back(self, load: CopyOp) -> bool:

@@ -9,6 +9,9 @@ kernels do (in0 on one, in1 on the other), so two operands stream concurrently.
 from __future__ import annotations
 
 
-def load_engine(position: int) -> str:
-    """Engine of the `position`-th DRAM load (0-based) of a pipe stage."""
+def load_engine(position: int, reads_back: bool = False) -> str:
+    """Engine of the `position`-th DRAM load (0-based) of a pipe stage; a load of a tensor the kernel also
+    stores (`reads_back`: a core reading back its own blocks) goes to the writer, behind those stores."""
+    if reads_back:
+        return "writer"
     return "reader" if position % 2 == 0 else "writer"

@@ -50,7 +50,7 @@ from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import load_engine
 from loom.model import expr as E
-from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq
+from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq, nodes
 
 
 @dataclass
@@ -98,9 +98,11 @@ class LatencyModel:
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
         self.kept_loads: dict[str, E.Expr] = {}  # tensor -> hoist knob: no load in the loop when on
+        self.stored: set[str] = set()  # tensors the kernel stores: a load of one reads back a core's own blocks
         self.diagonal_masks: list[E.Expr] | None = None  # in a loop to a tile's end: its position masks
 
     def build(self, heg: HEG) -> Latency:
+        self.stored = {p.tensor for node in nodes(heg) if isinstance(node, Pipe) for p in node.stores}
         launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
         self.result.categories["fixed"].append(launch)
         self.result.total = E.add(launch, self.latency(heg, E.Const(1)))
@@ -246,7 +248,7 @@ class LatencyModel:
                              span * noc.hop_latency_cycles + noc.niu_latency_cycles)
                 self.result.categories["noc"].append(E.mul(repeat, push))
                 pushes.append(push)
-            engine = load_engine(position)
+            engine = load_engine(position, reads_back=prim.tensor in self.stored)
             engines.setdefault(engine, []).extend(work)
             multicasts.setdefault(engine, []).extend(pushes)
             readers = E.mul(-(-cores // group), size)
