@@ -193,8 +193,8 @@ def _calls(module, most: int, direct: _Direct) -> list[tuple]:
         seen.add(capped)
         recorded.clear()
         options = dict(capped[2])
-        if "device" in inspect.signature(drivers[name]).parameters and len(capped[1]) < list(
-                inspect.signature(drivers[name]).parameters).index("device") + 1:
+        params = list(inspect.signature(drivers[name]).parameters)
+        if "device" in params and len(capped[1]) <= params.index("device"):
             options.setdefault("device", "cpu")  # a driver whose device defaults to "cuda" (flex_attention's test)
         direct.run(drivers[name], *capped[1], **options)
         out.extend(recorded)

@@ -147,21 +147,19 @@ def check_outputs(compilation: Compilation, program: Program, outputs: dict[str,
     host_line = host_code_line(compilation.kernel, written)
     if host_line is None:
         return _check(program, outputs, reference, args, _returned(compilation), tensor_shapes(compilation))
-    shapes = tensor_shapes(compilation)
-    results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], shapes))
-               for t in program.tensors if t.name in written}
-    returned = run_host_code(compilation.kernel, args, results)
+    returned = kernel_values(compilation, program, outputs, args)
     return _check_returned(returned, reference(*args), reference, host_line)
 
 
 def kernel_values(compilation: Compilation, program: Program, outputs: dict[str, np.ndarray], args: tuple) -> object:
     """What `kernel(*args)` returns when its device loop writes a run's output tensors (by name, padded as
     the program holds them): the kernel's function run in torch with its device loop replaced by them
-    (`loom.host_epilogue`), so its host code and the views it returns (`out.view(q.size())`) apply, each
-    tensor in its element type. This is how Loom stands in for the kernel inside a caller's own code."""
+    (`loom.host_epilogue`, which fills the tensors the host code made, in their element types), so its host
+    code and the views it returns (`out.view(q.size())`) apply. This is how Loom stands in for the kernel
+    inside a caller's own code, and how `check_outputs` runs a kernel's host code."""
     shapes = tensor_shapes(compilation)
-    results = {t.name: torch.from_numpy(np.ascontiguousarray(_kernel_value(t, outputs[t.name], shapes)))
-               .to(getattr(torch, t.dtype)) for t in program.tensors if t.kind == "output"}
+    results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], shapes))
+               for t in program.tensors if t.kind == "output"}
     return run_host_code(compilation.kernel, args, results)
 
 

@@ -108,8 +108,8 @@ class ProgramBuilder:
         self.axes = [a.data for a in self.grid.attributes["loom.grid"].data]
         self.copies = [op for op in self.grid.walk() if isinstance(op, CopyOp)]
         self.transfer_of = dict(zip(self.copies, candidate.transfers))
-        fn = next(op for op in concrete.walk() if isinstance(op, func.FuncOp))
-        self.outputs = {a.data for a in fn.attributes["loom.outputs"].data}
+        self.fn = next(op for op in concrete.walk() if isinstance(op, func.FuncOp))
+        self.outputs = {a.data for a in self.fn.attributes["loom.outputs"].data}
         self.engine_of = self._load_engines()
         doubled = double_buffered(declared, knobs)
         self.kept = {}  # buffer label -> (device loop variable, its trips) for panels kept in L1
@@ -258,8 +258,7 @@ class ProgramBuilder:
 
     # ----------------------------------------------------------------- program
     def build(self) -> P.Program:
-        fn = next(op for op in self.module.walk() if isinstance(op, func.FuncOp))
-        outputs = self.outputs
+        fn, outputs = self.fn, self.outputs
         vectors = {k: v.data for k, v in fn.attributes["loom.vectors"].data.items()} \
             if "loom.vectors" in fn.attributes else {}
         tensors = []

@@ -112,14 +112,14 @@ def laid_out(shape: list[int], layout: str | None) -> list[int]:
     return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1]}[layout]
 
 
-def _host_accesses(kernel: TracedKernel) -> dict[str, dict[str, torch.fx.Node]]:
-    """Per global tensor the kernel loads or stores: its first load and its first store, by kind."""
-    accesses: dict[str, dict[str, torch.fx.Node]] = {}
+def _host_accesses(kernel: TracedKernel) -> dict[str, dict[str, list[torch.fx.Node]]]:
+    """Per global tensor the kernel loads or stores: its loads and its stores, by kind, in program order."""
+    accesses: dict[str, dict[str, list[torch.fx.Node]]] = {}
     for graph in kernel.graphs():
         for node in graph.nodes:
             kind = target_name(node)
             if kind in ("load", "store") and target_name(node.args[0]) == "_host_tensor":
-                accesses.setdefault(node.args[0].args[0], {}).setdefault(kind, node)
+                accesses.setdefault(node.args[0].args[0], {}).setdefault(kind, []).append(node)
     return accesses
 
 
@@ -133,7 +133,7 @@ def written_arguments(kernel: TracedKernel) -> list[str]:
             raise UnsupportedError(
                 f"the kernel loads and stores its argument `{name}` (an in-place update); Loom does not order a "
                 f"core's stores before its later loads yet: expected the result in another tensor "
-                f"(`out = torch.empty_like({name})`)", kernel.location(kinds["store"]))
+                f"(`out = torch.empty_like({name})`)", kernel.location(kinds["store"][0]))
     return [name for name, kinds in accesses.items() if "store" in kinds]
 
 
@@ -145,14 +145,12 @@ def check_read_back(kernel: TracedKernel, created: list[str]) -> None:
     loads (`loom.backend.split`). Any other load of such a tensor is refused: Loom does not order one
     core's stores before another core's loads."""
     grid = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
-    for name in created:
-        accesses = [node for graph in kernel.graphs() for node in graph.nodes
-                    if target_name(node) in ("load", "store") and target_name(node.args[0]) == "_host_tensor"
-                    and node.args[0].args[0] == name]
-        loads = [node for node in accesses if target_name(node) == "load"]
-        if not loads:
+    for name, kinds in _host_accesses(kernel).items():
+        loads = kinds.get("load", [])
+        if name not in created or not loads:
             continue
-        placements = {tuple(s if s in grid else None for s in map(tile_symbol, node.args[1])) for node in accesses}
+        placements = {tuple(s if s in grid else None for s in map(tile_symbol, node.args[1]))
+                      for node in loads + kinds.get("store", [])}
         if len(placements) != 1 or not grid <= set(next(iter(placements))):
             raise UnsupportedError(
                 f"`{name}` is created by the host code and read back inside the kernel at other blocks than "
