@@ -81,6 +81,13 @@ def reduction_input(node: torch.fx.Node) -> torch.fx.Node:
     return extra.args[0][0]  # `_inductor_lowering_extra([tile])`
 
 
+def reduced_axes(node: torch.fx.Node) -> list[int]:
+    """The axes a reduction names (`torch.max(x, dim)`, `x.sum([-1])`); every axis for `x.sum()`."""
+    if len(node.args) > 1 and node.args[1] is not None:
+        return [node.args[1]] if isinstance(node.args[1], int) else list(node.args[1])
+    return list(range(reduction_input(node).meta["val"].dim()))
+
+
 def reduction_op(name: str) -> ops.Op | None:
     """The op-table entry of a reducing ATen target (None: not a reduction)."""
     op = ops.from_aten(name)
@@ -288,7 +295,7 @@ class ComputeLowering:
         rank = len(src.dims)
         source = reduction_input(node)
         batch = self.batch_positions(source)
-        given = [node.args[1]] if isinstance(node.args[1], int) else list(node.args[1])  # `torch.max(x, dim)`
+        given = reduced_axes(node)
         axes = sorted(a % source.meta["val"].dim() for a in given)
         axes = [a - sum(b < a for b in batch) for a in axes if a not in batch]
         if len(axes) != len(given) or any(a < rank - 2 for a in axes):
@@ -310,6 +317,10 @@ class ComputeLowering:
         src = self.padding_masked(src, axes, identity, reduction_input(node), node)
         dtype = src.value.type.element_type
         dims = [d for i, d in enumerate(src.dims) if i not in axes]
+        if not dims:
+            raise UnsupportedError(f"`{name}` of every dimension of a tile (one value) is not supported yet; "
+                                   "expected a reduction that leaves a dimension (`x.sum(-1)` of a 2-D tile)",
+                                   self.k.location(node))
         init = self.filled(dims, dtype, identity, node)
         kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i not in axes)
         maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]

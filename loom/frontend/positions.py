@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 import torch.fx
+from xdsl.dialects.builtin import f32
 
 from loom.errors import UnsupportedError
 from loom.frontend.tiles import Tile, target_name
@@ -59,6 +60,7 @@ _COMPARE = {"ge": (1, 0), "gt": (1, -1), "le": (-1, 0), "lt": (-1, -1)}
 """a OP b as sign × (a − b) + const >= 0 (integers: a > b is a − b − 1 >= 0)."""
 _AND = {"aten.bitwise_and.Tensor", "aten.logical_and.default", "and_"}
 _NOT = {"aten.bitwise_not.default", "aten.logical_not.default"}
+_CONVERT = {"prims.convert_element_type.default", "aten._to_copy.default"}
 
 
 class PositionLowering:
@@ -106,6 +108,13 @@ class PositionLowering:
                 return self._masked(y, _negated(cond, self.k.location(node)), float(x), node)
         if name == "aten.masked_fill.Scalar" and isinstance(args[1], Predicate) and isinstance(args[0], Tile):
             return self._masked(args[0], _negated(args[1], self.k.location(node)), float(args[2]), node)
+        if name in _CONVERT and isinstance(args[0], Predicate):  # `valid.to(torch.int32)`: 1 where it holds
+            dims = self.dims_of(node.meta["val"].shape)
+            ones = Tile(self.filled(dims, f32, 1.0, node), dims)
+            held = self._masked(ones, args[0], 0.0, node)
+            if node.meta["val"].dtype.is_floating_point:
+                return self.elementwise(node, {**env, node.args[0]: held})
+            return held  # counts stay float 0 / 1 (exact; the vector unit sums floats, not integers)
         raise UnsupportedError(
             f"`{name}` on tile positions (`tile.index`) is not supported; expected sums, differences and "
             "multiples by integers of positions, comparisons of them (>=, >, <=, <, ==) joined by `&`, "

@@ -24,7 +24,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from loom.errors import UnsupportedError
-from loom.frontend.compute import MATMULS, broadcast_map, reduction_input, reduction_op
+from loom.frontend.compute import MATMULS, broadcast_map, reduced_axes, reduction_input, reduction_op
 from loom.frontend.tiles import IDENTITY, Tile, target_name
 from loom.ir.dialect import PositionMaskOp
 
@@ -142,7 +142,7 @@ def _reduced_positions(node: torch.fx.Node) -> set[int] | None:
         name = target_name(user)
         rank = operand.meta["val"].dim()
         if reduction_op(name) is not None and reduction_input(user) is operand:
-            positions |= {a % rank - rank for a in user.args[1]}
+            positions |= {a % rank - rank for a in reduced_axes(user)}
             continue
         left = 0 if name in MATMULS else _ACCUMULATING.get(name)
         if left is None or operand not in user.args[left:left + 2]:

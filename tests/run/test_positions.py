@@ -52,6 +52,9 @@ def reference(x):
     "torch.where(keep, x[tile_m, tile_n], 0.0)",  # a band: two half-planes
     "torch.where(rows < cols + 3, -1.0, x[tile_m, tile_n] * 2.0)",  # the number first: the mask negated
     "x[tile_m, tile_n].masked_fill(rows * 2 > cols, 5.0)",
+    "x[tile_m, tile_n] * keep.to(torch.float32) + 1.0",  # a condition as data: 1.0 where it holds, else 0.0
+    "x[tile_m, tile_n] * keep.to(torch.int32)",  # counted as integers, held as float 0 / 1
+    "(x[tile_m, tile_n] * keep.float()).to(torch.bfloat16).to(torch.float32)",
 ])
 def test_a_mask_from_tile_positions_matches_torch(tmp_path, expr):
     text = _BAND.replace("WIDTH", "40").replace("KERNEL_EXPR", expr)
