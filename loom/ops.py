@@ -168,8 +168,9 @@ _TABLE = (
        arith.MaximumfOp, "ttl.math.reduce_max({a}, dims=[-1], shape={shape})", identity=-np.inf),
     Op("min", "reduce", "fpu", ("reduce_row",), lambda x: x.min(axis=1), ("aten.amin.default", "aten.min.dim"),
        arith.MinimumfOp, no_ttlang="TT-Lang 1.1.6 reduces by max and sum only", identity=np.inf),
-    Op("sum", "reduce", "fpu", ("reduce_row",), lambda x: x.sum(axis=1), ("aten.sum.dim_IntList", "aten.mean.dim", "aten.sum.default"),
-       arith.AddfOp, "ttl.math.reduce_sum({a}, dims=[-1], shape={shape})", identity=0.0),
+    Op("sum", "reduce", "fpu", ("reduce_row",), lambda x: x.sum(axis=1),
+       ("aten.sum.dim_IntList", "aten.mean.dim", "aten.sum.default"), arith.AddfOp,
+       "ttl.math.reduce_sum({a}, dims=[-1], shape={shape})", identity=0.0),
 )
 
 _BY_FORM: dict[tuple[Form, str], Op] = {(op.form, op.name): op for op in _TABLE}

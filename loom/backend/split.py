@@ -43,6 +43,7 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.arch import Arch
+from loom.arch.routes import dram_capacity
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
@@ -52,7 +53,7 @@ from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, Vb
 from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import load_engine
+from loom.mapping.engines import Read, engine_noc, load_engine, spread_reads
 from loom.mapping.reduction import split_loop_op
 from loom.model.heg import Knob, double_buffered
 
@@ -100,8 +101,9 @@ class ProgramBuilder:
     """Builds the `Program` of one schedule."""
 
     def __init__(self, concrete: ModuleOp, candidate: Candidate, block_sizes: dict[str, int],
-                 knobs: dict[str, int], declared: list[Knob], arch: Arch):
+                 knobs: dict[str, int], declared: list[Knob], arch: Arch, spread: bool = True):
         self.module, self.candidate, self.arch = concrete, candidate, arch
+        self.spread = spread
         self.sizes = block_sizes
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         (self.grid,) = [op for op in concrete.walk() if isinstance(op, affine.ParallelOp)]
@@ -131,14 +133,29 @@ class ProgramBuilder:
 
     def _load_engines(self) -> dict[CopyOp, str]:
         """Loads alternate between the engines (`load_engine`); a load of a tensor the kernel also stores
-        (read back: `loom.frontend.global_tensors.check_read_back`) goes to the writer, behind its stores."""
+        (read back: `loom.frontend.global_tensors.check_read_back`) goes to the writer, behind its stores.
+        Each pipe stage's reads are spread over the NoCs (`spread_reads`, into `self.rows_elsewhere`)."""
         engines = {}
+        self.rows_elsewhere: dict[CopyOp, int] = {}
+        nocs = self.arch.noc.count
+        capacity = tuple(dram_capacity(self.arch, n, "read") for n in range(nocs))
         for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
             loads = [op for op in block_op.regions[0].block.ops
                      if isinstance(op, CopyOp) and op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
                 engines[load] = load_engine(position, reads_back=self._reads_back(load))
+            reads = [self._read(load, engine_noc(engines[load], nocs)) for load in loads]
+            if self.spread:
+                self.rows_elsewhere.update(zip(loads, spread_reads(reads, capacity)))
         return engines
+
+    def _read(self, load: CopyOp, noc: int) -> Read:
+        """A load as `spread_reads` sees it: its NoC, its bytes over every reading core, its tile rows."""
+        sv = load.source.owner
+        shape = load.source.type.get_shape()
+        rows, cols = (_tiles(self._extent(sv, d, shape), t) for d, t in ((-2, self.tile[0]), (-1, self.tile[1])))
+        tile_bytes = self.arch.dtypes.tile_bytes[dtype_name(load.source.type.element_type)]
+        return Read(noc, rows * cols * tile_bytes / self.transfer_of[load].receivers, rows)
 
     def _reads_back(self, load: CopyOp) -> bool:
         """A load of one of the kernel's outputs: a block this core stored earlier."""
@@ -484,23 +501,23 @@ class ProgramBuilder:
                 raise UnsupportedError(f"`{tensor}` is read back by {transfer.receivers} cores from one; expected "
                                        "each core to read back the blocks it stored itself")
             engine.append(P.Barrier("writes"))
+        reads = self.dram_reads(op, tensor, index, buf.name, rows, cols)
         if transfer.receivers <= 1:
-            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier("reads")]
+            engine += [*reads, P.Barrier("reads")]
             return
         ready, valid = f"{buf.name}_ready", f"{buf.name}_valid"
         if transfer.mode.startswith("forward"):
-            engine += self.forward(coord, transfer.group, P.DramRead(tensor, index, buf.name, rows, cols),
-                                   buf.name, ready, valid)
+            engine += self.forward(coord, transfer.group, reads, buf.name, ready, valid)
             return
         lo, hi = self.group_rect(coord, transfer.group)
         if coord == lo:  # the sender: read once, wait for every receiver's slot, multicast
-            engine += [P.DramRead(tensor, index, buf.name, rows, cols), P.Barrier("reads"),
+            engine += [*reads, P.Barrier("reads"),
                              P.SemWait(ready, transfer.receivers - 1), P.SemSet(ready, 0),
                              P.Multicast(lo, hi, buf.name), P.SemSet(valid, 1, lo=lo, hi=hi)]
         else:
             engine += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
 
-    def forward(self, coord, group, read, cb: str, ready: str, valid: str) -> list:
+    def forward(self, coord, group, reads: list, cb: str, ready: str, valid: str) -> list:
         """A block forwarded down a line of cores: the first reads it from DRAM; each later core,
         once its slot is reserved, tells its predecessor (`ready`) and waits for the block
         (`valid`); every core but the last then waits for its successor's `ready`, writes the
@@ -511,13 +528,26 @@ class ProgramBuilder:
         pred = tuple(c - s for c, s in zip(coord, step))
         succ = tuple(c + s for c, s in zip(coord, step))
         if position == 0:
-            code = [read, P.Barrier("reads")]
+            code = [*reads, P.Barrier("reads")]
         else:
             code = [P.SemInc(ready, 1, core=pred), P.SemWait(valid, 1), P.SemSet(valid, 0)]
         if position < last:
             code += [P.SemWait(ready, 1), P.SemSet(ready, 0), P.Write(succ, cb, src="back"), P.Barrier(),
                      P.SemInc(valid, 1, core=succ)]
         return code
+
+    def dram_reads(self, load: CopyOp, tensor: str, index: tuple, cb: str, rows: int, cols: int) -> list:
+        """The reads of one block: its first `rows_elsewhere` tile rows on the other NoC, the rest on the
+        engine's own (`loom.mapping.engines.spread_reads`)."""
+        first = self.rows_elsewhere.get(load, 0)
+        if not first:
+            return [P.DramRead(tensor, index, cb, rows, cols)]
+        other = 1 - engine_noc(self.engine_of[load], self.arch.noc.count)
+        if first == rows:
+            return [P.DramRead(tensor, index, cb, rows, cols, noc=other)]
+        rest = (*index[:-2], P.Affine.of(index[-2]) + first, index[-1])
+        return [P.DramRead(tensor, index, cb, first, cols, noc=other),
+                P.DramRead(tensor, rest, cb, rows - first, cols, offset=first * cols)]
 
     def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
         """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""
@@ -543,12 +573,13 @@ def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:
     return P.Affine(offset.const // tile, tuple((n, c // tile) for n, c in offset.terms))
 
 
-def build_program(concrete: ModuleOp, ranked, arch: Arch) -> P.Program:
-    """The per-core program of a ranked schedule (`loom.solve.select.Ranked`)."""
+def build_program(concrete: ModuleOp, ranked, arch: Arch, spread: bool = True) -> P.Program:
+    """The per-core program of a ranked schedule (`loom.solve.select.Ranked`). `spread=False` reads each
+    block on its engine's NoC alone (TT-Lang's `ttl.copy` moves a whole block; no NoC choice)."""
     problem = ranked.model.problem
     sizes = {k: v for k, v in ranked.values.items() if k in problem.domains}
     knobs = {k: v for k, v in ranked.values.items() if k in problem.knobs}
-    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs, ranked.model.knobs, arch)
+    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs, ranked.model.knobs, arch, spread)
     return builder.build()
 
 

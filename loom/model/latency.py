@@ -17,9 +17,10 @@ throughput):
   over the NoC at the measured multicast rate plus a per-hop latency across the group. The
   sender waits for its reads but not for its multicasts, which run while it reads the next
   block: an engine takes the larger of its reads and its multicasts. All cores
-  read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor the NoC links that
-  leave the DRAM bank columns, shared by every reader (cores / group readers per operand): the
-  stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
+  read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor what the NoC links
+  leaving the DRAM banks carry (`loom.arch.routes.dram_capacity`, both NoCs: the per-core programs
+  spread a stage's reads over them), shared by every reader (cores / group readers per operand):
+  the stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
   cores reaches the last one after g - 1 store-and-forward hops at the measured 1 -> 1 rate;
 - a store stage likewise with the DRAM write rate;
 - a matmul costs ceil(M/32)·ceil(N/32)·ceil(K/32) tiles × cycles per tile at the fidelity the
@@ -45,10 +46,11 @@ from dataclasses import dataclass, field
 
 from loom import cost, ops
 from loom.arch import Arch
+from loom.arch.routes import dram_capacity
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import load_engine
+from loom.mapping.engines import engine_noc, load_engine
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq, nodes
 
@@ -257,9 +259,9 @@ class LatencyModel:
         per_core = E.maximum(*[E.add(*work) for work in engines.values()],
                              *[E.add(*pushes) for pushes in multicasts.values() if pushes])
         total = E.add(*[bytes_ for parts in chip.values() for bytes_ in parts])
-        bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth")]
-        for engine, parts in chip.items():
-            bounds.append(E.rate(E.add(*parts), self.dram_ingress(engine), label="NoC links at the DRAM banks"))
+        bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
+                  E.rate(total, self.dram_reach("read"), label="NoC links from the DRAM banks")]
+        for engine in chip:
             bounds.append(E.add(*lines[engine], label="NoC links into the reading cores"))
         return E.add(E.maximum(per_core, *bounds), self.arch.dram.read_latency_cycles, label="load stage")
 
@@ -277,12 +279,13 @@ class LatencyModel:
             lines = max(dims[axis] // group[axis], 1)
         return lines * self.arch.noc.link_bytes_per_cycle
 
-    def dram_ingress(self, engine: str) -> int:
-        """Bytes per cycle one engine's NoC can carry away from the DRAM banks. A NoC routes one
-        dimension first, so the banks on one line along that dimension (a bank column for the
-        reader's NoC, a bank row for the writer's) send everything down that line's links; a bank's
-        traffic crosses about half the line, so a line carries about two links' worth."""
-        return self.bank_line_bandwidth(axis=0 if engine == "reader" else 1)
+    def dram_reach(self, direction: str) -> float:
+        """Bytes per cycle the NoCs carry between the DRAM banks and the cores (`loom.arch.routes`): a
+        stage's reads are spread over both NoCs (`loom.mapping.engines.spread_reads`), its stores go
+        on the writer's."""
+        if direction == "read":
+            return sum(dram_capacity(self.arch, noc, "read") for noc in range(self.arch.noc.count))
+        return dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write")
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates = self.arch.rates
@@ -292,24 +295,8 @@ class LatencyModel:
         self.result.categories["dram"].append(E.mul(repeat, per_core))
         total = E.mul(self.candidate.roots, E.add(*sizes))
         shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
-                           E.rate(total, self.dram_egress(), label="NoC links into the DRAM banks"))
+                           E.rate(total, self.dram_reach("write"), label="NoC links into the DRAM banks"))
         return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
-
-    def dram_egress(self) -> int:
-        """Bytes per cycle the writer's NoC can deliver into the DRAM banks: it ends its route along
-        the bank columns, so the banks on one column share that column's links (about two links'
-        worth per column, as for loads)."""
-        return self.bank_line_bandwidth(axis=0)
-
-    def bank_line_bandwidth(self, axis: int) -> int:
-        """Two links' worth per distinct line of DRAM banks along `axis` (every bank its own line on
-        a 1-D array or a single NoC)."""
-        positions = self.arch.dram.bank_positions
-        if len(self.arch.grid.dims) == 1 or self.arch.noc.count == 1:
-            lines = {tuple(p) for p in positions}
-        else:
-            lines = {p[axis] for p in positions}
-        return 2 * len(lines) * self.arch.noc.link_bytes_per_cycle
 
     def combine(self, node: Combine, repeat: E.Expr) -> E.Expr:
         noc, rates = self.arch.noc, self.arch.rates

@@ -45,6 +45,7 @@ from loom.backend.program import (
     Write,
 )
 from loom.backend.validate import check_program
+from loom.mapping.engines import engine_noc
 from loom.sim.data import from_tiles, quantize, to_tiles
 from loom.sim.errors import DeadlockError, Wait
 from loom.sim.movement import MovementMixin
@@ -212,7 +213,7 @@ class Simulator(MovementMixin, ComputeMixin):
                 for kind in ROLES:
                     body = group.role(kind)
                     if body:
-                        noc = 0 if kind != "reader" or self.fabric.nocs == 1 else 1
+                        noc = engine_noc(kind, self.fabric.nocs)
                         role = Role(core, kind, body, dict(env0), noc, self.launch)
                         self.roles.append(role)
                         self.schedule(self.launch, self._step, role)

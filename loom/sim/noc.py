@@ -1,12 +1,9 @@
 """The on-chip fabric: torus/ring topology, dimension-ordered routes, multicast trees, and the
 shared resources (NoC links, DRAM banks, per-core NoC ports) that transfers reserve.
 
-Topology. The router grid is the worker grid extended by the positions of the DRAM endpoints
-(`dram.bank_positions` may lie one step outside it), wrapped into a torus (a ring for 1-D).
-Each NoC is unidirectional per axis, as on Tenstorrent chips: NoC 0 routes +x first, then +y
-("right, then down"); NoC 1 routes -y first, then -x, so a NoC 1 route from b to a retraces the
-NoC 0 route from a to b (the order tt-npe, Tenstorrent's NoC estimator, uses for Wormhole:
-tenstorrent/tt-npe device_models/wormhole_b0.hpp `unicastRoute`). A ring has one axis. A
+Topology (`loom.arch.routes`). The router grid is the worker grid extended by the positions of
+the DRAM endpoints, wrapped into a torus (a ring for 1-D); NoC 0 routes +x first, then +y, NoC 1
+-y first, then -x, so a NoC 1 route from b to a retraces the NoC 0 route from a to b. A
 multicast follows the union of the dimension-ordered routes to its destinations, which is a
 tree: every tree link carries the data once.
 
@@ -48,6 +45,8 @@ from collections import deque
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from loom.arch.routes import routes
+
 if TYPE_CHECKING:
     from loom.arch import Arch
 
@@ -60,9 +59,8 @@ class Fabric:
         dims = list(arch.grid.dims)
         self.ndims = nd = len(dims)
         banks = arch.dram.bank_positions
-        self.lo = [min(0, *(p[d] for p in banks)) for d in range(nd)]
-        hi = [max(dims[d] - 1, *(p[d] for p in banks)) for d in range(nd)]
-        self.size = [hi[d] - self.lo[d] + 1 for d in range(nd)]
+        self.routes = routes(arch)  # the torus of workers and DRAM endpoints, dimension-ordered
+        self.lo, self.size = self.routes.lo, self.routes.size
         self.stride = [1] * nd
         for d in range(1, nd):
             self.stride[d] = self.stride[d - 1] * self.size[d - 1]
@@ -126,19 +124,10 @@ class Fabric:
 
     def _route(self, noc: int, src: int, dst: int) -> tuple[tuple[int, ...], int]:
         """Links (in order) from router `src` to router `dst` on `noc`, and the hop count."""
-        cur = list(self.coord(src))
-        goal = self.coord(dst)
-        order = range(self.ndims) if noc == 0 else reversed(range(self.ndims))
-        step = 1 if noc == 0 else -1
-        links = []
         base = noc * self.nnodes * self.ndims
-        for axis in order:
-            n, lo = self.size[axis], self.lo[axis]
-            hops = ((goal[axis] - cur[axis]) * step) % n
-            for _ in range(hops):
-                links.append(base + self.node(tuple(cur)) * self.ndims + axis)
-                cur[axis] = (cur[axis] - lo + step) % n + lo
-        return tuple(links), len(links)
+        links = tuple(base + self.node(at) * self.ndims + axis
+                      for at, axis in self.routes.route(noc, self.coord(src), self.coord(dst)))
+        return links, len(links)
 
     def _tree(self, noc: int, src: int, dests: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
         """Links of the multicast tree from `src` to `dests` (each once) and the deepest hop count."""

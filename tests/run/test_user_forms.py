@@ -354,6 +354,7 @@ def test_a_core_reads_back_what_it_stored_after_its_stores_land(tmp_path, arch):
     reads = [i for i in P.walk(writer) if isinstance(i, P.DramRead) and i.tensor == "c"]
     assert reads
     flat = list(P.walk(writer))
-    for read in reads:
-        assert isinstance(flat[flat.index(read) - 1], P.Barrier) and flat[flat.index(read) - 1].kind == "writes"
+    for read in reads:  # a block's reads (one per NoC it is spread over) follow the barrier
+        before = next(i for i in reversed(flat[:flat.index(read)]) if not isinstance(i, P.DramRead))
+        assert isinstance(before, P.Barrier) and before.kind == "writes"
     assert not outcome.compilation.ranked[0].model.candidate.split

@@ -1,0 +1,84 @@
+"""The NoC's routes, from the architecture description: which links a transfer crosses, and what that
+means for DRAM traffic.
+
+The router grid is the worker grid extended by the positions of the DRAM endpoints
+(`dram.bank_positions` may lie one step outside it), wrapped into a torus (a ring for 1-D). Each
+NoC is unidirectional per axis, as on Tenstorrent chips: NoC 0 routes +x first, then +y ("right,
+then down"); NoC 1 routes -y first, then -x (the order tt-npe, Tenstorrent's NoC estimator, uses for
+Wormhole: tenstorrent/tt-npe device_models/wormhole_b0.hpp `unicastRoute`).
+
+`dram_capacity` is what that topology allows DRAM traffic: every core reading (or writing) equal
+shares of interleaved tiles from every bank, the link that the most (bank, core) routes cross
+limits the whole chip, so one NoC carries at most `routes / routes on that link` link-widths. It is
+a property of the grid and the bank positions alone; the model prices DRAM stages with it and the
+per-core programs spread their reads over the NoCs by it (`loom.mapping.engines.spread_reads`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from functools import cache
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from loom.arch import Arch
+
+Link = tuple[tuple[int, ...], int]
+"""A link of one NoC: the router it leaves and the axis it runs along."""
+
+
+class Routes:
+    """Dimension-ordered routes on the torus of one architecture's routers."""
+
+    def __init__(self, dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...]):
+        nd = len(dims)
+        self.lo = [min(0, *(p[d] for p in banks)) for d in range(nd)]
+        hi = [max(dims[d] - 1, *(p[d] for p in banks)) for d in range(nd)]
+        self.size = [hi[d] - self.lo[d] + 1 for d in range(nd)]
+
+    def route(self, noc: int, src: tuple[int, ...], dst: tuple[int, ...]) -> list[Link]:
+        """The links (in order) from router `src` to router `dst` on `noc`."""
+        cur = list(src)
+        order = range(len(cur)) if noc == 0 else reversed(range(len(cur)))
+        step = 1 if noc == 0 else -1
+        links = []
+        for axis in order:
+            n, lo = self.size[axis], self.lo[axis]
+            for _ in range(((dst[axis] - cur[axis]) * step) % n):
+                links.append((tuple(cur), axis))
+                cur[axis] = (cur[axis] - lo + step) % n + lo
+        return links
+
+
+def routes(arch: Arch) -> Routes:
+    return _routes(tuple(arch.grid.dims), _banks(arch))
+
+
+def dram_capacity(arch: Arch, noc: int, direction: Literal["read", "write"]) -> float:
+    """Bytes per cycle NoC `noc` carries between the DRAM banks and the worker cores when every core
+    reads (writes) equal shares from (to) every bank: link width x routes / routes on the busiest link."""
+    return _capacity(tuple(arch.grid.dims), _banks(arch), noc, direction) * arch.noc.link_bytes_per_cycle
+
+
+def _banks(arch: Arch) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(p) for p in arch.dram.bank_positions)
+
+
+@cache
+def _routes(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...]) -> Routes:
+    return Routes(dims, banks)
+
+
+@cache
+def _capacity(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str) -> float:
+    """Routes per route crossing the busiest link (link widths the NoC carries), for all-to-all traffic."""
+    topology = _routes(dims, banks)
+    load: Counter[Link] = Counter()
+    pairs = 0
+    for bank in banks:
+        for core in itertools.product(*[range(d) for d in dims]):
+            src, dst = (bank, core) if direction == "read" else (core, bank)
+            load.update(topology.route(noc, src, dst))
+            pairs += 1
+    return pairs / max(load.values()) if load else float("inf")

@@ -1,0 +1,69 @@
+"""DRAM reads spread over both NoCs: what the topology lets each NoC carry (`loom.arch.routes`), the
+rule that shares a pipe stage's reads between them (`loom.mapping.engines.spread_reads`), and the
+per-core programs and model that follow it."""
+
+from __future__ import annotations
+
+import pytest
+
+from loom.arch import load_arch
+from loom.arch.routes import Routes, _capacity, dram_capacity
+from loom.backend import program as P
+from loom.kernel_file import load_kernel_file
+from loom.mapping.engines import Read, engine_noc, spread_reads
+from loom.pipeline import compile as compile_kernel
+from loom.run import run
+from tests.conftest import EXAMPLES
+
+
+def test_routes_go_one_axis_then_the_other_around_the_torus():
+    routes = Routes((4, 3), ((-1, 0),))  # a 4 x 3 grid and one bank left of it: a 5 x 3 torus
+    assert routes.route(0, (-1, 0), (1, 2)) == [((-1, 0), 0), ((0, 0), 0), ((1, 0), 1), ((1, 1), 1)]
+    assert routes.route(1, (-1, 0), (1, 2)) == [((-1, 0), 1), ((-1, 2), 0), ((3, 2), 0), ((2, 2), 0)]  # wraps
+
+
+def test_a_ring_carries_what_its_busiest_link_allows():
+    # one bank at router 0 of a 4-router ring: reads to cores 1, 2, 3 all cross the link 0 -> 1
+    assert _capacity((4,), ((0,),), 0, "read") == pytest.approx(4 / 3)
+    assert _capacity((4,), ((0,),), 0, "write") == pytest.approx(4 / 3)  # and writes the link 3 -> 0
+
+
+def test_wormholes_reader_noc_carries_less_from_the_bank_columns_than_noc_0():
+    wh = load_arch("wormhole_n150")
+    link = wh.noc.link_bytes_per_cycle
+    reader, other = engine_noc("reader", 2), engine_noc("writer", 2)
+    assert (reader, other) == (1, 0)
+    # NoC 1 leaves the two bank columns along them (-y first), NoC 0 along the six bank rows (+x first)
+    assert dram_capacity(wh, reader, "read") < 4 * link < dram_capacity(wh, other, "read") < 8 * link
+    assert dram_capacity(wh, 0, "write") == pytest.approx(dram_capacity(wh, 1, "read"))  # the same links, reversed
+
+
+def test_the_busier_noc_gives_up_a_share_of_its_rows():
+    capacity = (192.0, 122.9)
+    k, v = Read(noc=1, chip_bytes=1.0, rows=16), Read(noc=0, chip_bytes=1.0, rows=16)
+    moved = spread_reads([k, v], capacity)
+    assert moved[1] == 0 and moved[0] == 4  # NoC 0 should carry 61 % of 2: 0.22 of K's 16 rows move there
+    on_noc0 = 1.0 + moved[0] / 16
+    assert abs(on_noc0 / capacity[0] - (2 - on_noc0) / capacity[1]) < 0.1 * (2 / sum(capacity))
+
+
+@pytest.mark.parametrize("reads, capacity, expected", [
+    ([Read(1, 1.0, 8)], (100.0,), [0]),  # one NoC: nothing to spread over
+    ([Read(0, 1.0, 8)], (100.0, 100.0), [4]),  # all on NoC 0: half moves
+    ([Read(0, 1.0, 8), Read(1, 1.0, 8)], (100.0, 100.0), [0, 0]),  # balanced already
+    ([Read(1, 3.0, 1)], (300.0, 100.0), [1]),  # a single row: it moves whole
+])
+def test_spread_reads_cases(reads, capacity, expected):
+    assert spread_reads(reads, capacity) == expected
+
+
+def test_flash_decode_reads_part_of_its_keys_on_noc_0_and_matches_torch():
+    source = load_kernel_file(EXAMPLES / "flash_decode.py")
+    shape = {"B": 2, "H": 4, "L": 1024, "D": 64}
+    args = source.example_args(shape)
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150", shape=shape, block_sizes={"tile_n": 256})
+    outcome = run(compilation, args, reference=source.reference, functional=True)
+    assert outcome.check.ok, outcome.check
+    reads = [i for g in outcome.program.groups for i in P.walk(g.reader) if isinstance(i, P.DramRead)]
+    assert {r.noc for r in reads} == {None, 0}  # the reader's own NoC and, for a share of its rows, NoC 0
+    assert {r.tensor for r in reads if r.noc == 0} <= {"k", "v", "q"}
