@@ -215,7 +215,7 @@ def _run_ttlang_sim(result, kernel_file: Path, shape: str | None, quiet: bool) -
     sizes = parse_shape(shape) or {k: v for k, v in result.schedule.shape.items() if k in source.size_names()}
     args = source.example_args(sizes)
     arch = result.lowering.arch
-    program = build_program(result.lowering.stages["concrete"], result.ranked[0], arch, spread=False)
+    program = build_program(result.lowering.stages["concrete"], result.ranked[0], arch)
     outcome = run_ttlang_sim(program, arch, padded_inputs(program, args, result.kernel),
                              source_notes=schedule_notes(result, result.ranked[0]))
     loom_sim = simulate(program, arch, extrapolate=False)
@@ -276,8 +276,7 @@ def emit_command(
         if target != "ttlang":
             raise OptionError(f"--target {target}: expected ttlang")
         result = _compile(kernel_file, shape, arch, 1, jobs, time_limit, 0, block_sizes, schedule, portable=True)
-        program = build_program(result.lowering.stages["concrete"], result.ranked[0], result.lowering.arch,
-                                spread=False)
+        program = build_program(result.lowering.stages["concrete"], result.ranked[0], result.lowering.arch)
         source = load_kernel_file(kernel_file)
         text = emit_ttlang(program, result.lowering.arch,
                            source_notes=schedule_notes(result, result.ranked[0]),

@@ -55,7 +55,7 @@ from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import Read, engine_noc, load_engine, spread_reads
 from loom.mapping.reduction import split_loop_op
-from loom.model.heg import Knob, double_buffered
+from loom.model.heg import Knob, double_buffered, load_buffer
 
 
 @dataclass
@@ -101,9 +101,8 @@ class ProgramBuilder:
     """Builds the `Program` of one schedule."""
 
     def __init__(self, concrete: ModuleOp, candidate: Candidate, block_sizes: dict[str, int],
-                 knobs: dict[str, int], declared: list[Knob], arch: Arch, spread: bool = True):
+                 knobs: dict[str, int], declared: list[Knob], arch: Arch):
         self.module, self.candidate, self.arch = concrete, candidate, arch
-        self.spread = spread
         self.sizes = block_sizes
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         (self.grid,) = [op for op in concrete.walk() if isinstance(op, affine.ParallelOp)]
@@ -112,6 +111,7 @@ class ProgramBuilder:
         self.transfer_of = dict(zip(self.copies, candidate.transfers))
         self.fn = next(op for op in concrete.walk() if isinstance(op, func.FuncOp))
         self.outputs = {a.data for a in self.fn.attributes["loom.outputs"].data}
+        self.spread = {b for k in declared if k.kind == "spread" and knobs.get(k.name) for b in k.buffers}
         self.engine_of = self._load_engines()
         doubled = double_buffered(declared, knobs)
         self.kept = {}  # buffer label -> (device loop variable, its trips) for panels kept in L1
@@ -134,7 +134,8 @@ class ProgramBuilder:
     def _load_engines(self) -> dict[CopyOp, str]:
         """Loads alternate between the engines (`load_engine`); a load of a tensor the kernel also stores
         (read back: `loom.frontend.global_tensors.check_read_back`) goes to the writer, behind its stores.
-        Each pipe stage's reads are spread over the NoCs (`spread_reads`, into `self.rows_elsewhere`)."""
+        A pipe stage whose `spread` knob is on spreads its reads over the NoCs (`spread_reads`, into
+        `self.rows_elsewhere`)."""
         engines = {}
         self.rows_elsewhere: dict[CopyOp, int] = {}
         nocs = self.arch.noc.count
@@ -144,8 +145,8 @@ class ProgramBuilder:
                      if isinstance(op, CopyOp) and op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
                 engines[load] = load_engine(position, reads_back=self._reads_back(load))
-            reads = [self._read(load, engine_noc(engines[load], nocs)) for load in loads]
-            if self.spread:
+            if loads and all(load_buffer(load) in self.spread for load in loads):
+                reads = [self._read(load, engine_noc(engines[load], nocs)) for load in loads]
                 self.rows_elsewhere.update(zip(loads, spread_reads(reads, capacity)))
         return engines
 
@@ -573,13 +574,12 @@ def _tile_affine(offset: P.Affine, tile: int) -> P.Affine:
     return P.Affine(offset.const // tile, tuple((n, c // tile) for n, c in offset.terms))
 
 
-def build_program(concrete: ModuleOp, ranked, arch: Arch, spread: bool = True) -> P.Program:
-    """The per-core program of a ranked schedule (`loom.solve.select.Ranked`). `spread=False` reads each
-    block on its engine's NoC alone (TT-Lang's `ttl.copy` moves a whole block; no NoC choice)."""
+def build_program(concrete: ModuleOp, ranked, arch: Arch) -> P.Program:
+    """The per-core program of a ranked schedule (`loom.solve.select.Ranked`)."""
     problem = ranked.model.problem
     sizes = {k: v for k, v in ranked.values.items() if k in problem.domains}
     knobs = {k: v for k, v in ranked.values.items() if k in problem.knobs}
-    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs, ranked.model.knobs, arch, spread)
+    builder = ProgramBuilder(concrete, ranked.model.candidate, sizes, knobs, ranked.model.knobs, arch)
     return builder.build()
 
 

@@ -97,6 +97,7 @@ class Candidate:
     free_symbols: tuple[str, ...]
     split: Split | None = None
     hoists: bool = True  # whether stage 5 may keep a device loop's panel in L1 across the innermost loop
+    spreads: bool = False  # whether a pipe's DRAM reads may go over both NoCs (a `spread` knob each)
     even_splits: bool = False  # cores sharing a multicast must split their axis evenly (no padded blocks)
 
     @property
@@ -266,6 +267,8 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     loop = None if portable or point_to_point or read_back else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
+    if arch.noc.count > 1 and not portable:  # TT-Lang's `ttl.copy` moves a whole block on one NoC
+        candidates = [dataclasses.replace(c, spreads=True) for c in candidates]
     modes_per_load = 1 + len(arch.noc.multicast) + len(arch.grid.dims)  # unicast, multicasts, forwarding
     loads = sum(1 for r in reuse if r.direction == "load")
     full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads

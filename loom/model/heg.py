@@ -65,7 +65,7 @@ class Primitive:
 # Solver knobs: each 0/1 decision declared once, on the node it belongs to (`knobs`). Three readers
 # use the declaration and nothing else: the latency model prices both settings, the L1 constraint
 # sizes the knob's buffers (two slots, or the whole panel), and the backend builds them.
-KnobKind = Literal["overlap_load", "overlap_store", "hoist", "balance"]
+KnobKind = Literal["overlap_load", "overlap_store", "hoist", "balance", "spread"]
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,9 @@ class Knob:
     `overlap_load` / `overlap_store`: a pipe's loads (stores) overlap its compute; their buffers
     get two slots. `hoist`: the innermost temporal loop keeps `hoist`'s loads whole in L1.
     `balance`: the cores of a grid axis whose tile's end bounds a device loop take pairs of its
-    blocks from both ends (i and n - 1 - i, TTNN's balanced causal split) instead of a range."""
+    blocks from both ends (i and n - 1 - i, TTNN's balanced causal split) instead of a range.
+    `spread`: a pipe's DRAM reads go over both NoCs, a share of each block's tile rows on the NoC its
+    engine does not drive (`loom.mapping.engines.spread_reads`); its buffers are the loads'."""
 
     name: str
     kind: KnobKind
@@ -104,6 +106,7 @@ class Pipe:
     loads: list[Primitive]
     child: HEG
     stores: list[Primitive]
+    spreads: bool = False  # whether its reads may go over both NoCs (`Candidate.spreads`)
 
     @property
     def load_knob(self) -> Knob | None:
@@ -116,6 +119,12 @@ class Pipe:
         """Whether the stores overlap the compute (their buffers double-buffered)."""
         return Knob(f"overlap_store_{self.name}", "overlap_store", tuple(p.buffer for p in self.stores)) \
             if self.stores else None
+
+    @property
+    def spread_knob(self) -> Knob | None:
+        """Whether the loads' DRAM reads go over both NoCs."""
+        return Knob(f"spread_{self.name}", "spread", tuple(p.buffer for p in self.loads)) \
+            if self.loads and self.spreads else None
 
 
 @dataclass(frozen=True)
@@ -206,6 +215,11 @@ def buffer_dims(view: SSAValue) -> tuple[Dim, ...]:
     return symbolic_dims(sizes, view.type.get_shape())
 
 
+def load_buffer(load: CopyOp) -> str:
+    """The label of the L1 buffer a DRAM load fills (a spread knob's `buffers`)."""
+    return _buffer_label(load.dest)
+
+
 def _buffer_label(view: SSAValue) -> str:
     owner = view.owner
     buffer = owner.buffer if isinstance(owner, (VbReserveOp, VbAcquireOp)) else view
@@ -289,7 +303,8 @@ def _until(loop: scf.ForOp) -> Until | None:
     return Until(loop.attributes["loom.until"].data, bounds.extent.owner.value.value.data, _dim(bounds.outer_block))
 
 
-def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split: Split | None = None) -> Pipe:
+def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, spreads: bool,
+               split: Split | None = None) -> Pipe:
     loads, stores, middle = [], [], Seq()
     pending: list[Primitive] = []
     for op in block.ops:
@@ -300,7 +315,7 @@ def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split
             iv = op.body.block.args[0].name_hint or "loop"
             extent, blk = _loop_trips(op)
             split_here = split is not None and iv.removesuffix("_idx") == split.loop.name
-            middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index),
+            middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index, spreads),
                                     spatial=split.width if split_here else 1, until=_until(op)))
             if split_here:
                 middle.items.append(Combine(split, _states(block, split)))
@@ -316,7 +331,7 @@ def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, split
             pending.append(prim)
     if pending:
         middle.items.append(Compute(pending))
-    return Pipe(name, loads, middle, stores)
+    return Pipe(name, loads, middle, stores, spreads)
 
 
 def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
@@ -325,7 +340,7 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     copies = [op for op in grid.walk() if isinstance(op, CopyOp)]
     copy_index = {op: i for i, op in enumerate(copies)}
     transfers = dict(enumerate(candidate.transfers))
-    body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index, candidate.split)
+    body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index, candidate.spreads, candidate.split)
     for node in nodes(body):
         if isinstance(node, For) and node.until is not None:  # the cores its enclosing tile's axis is split over
             node.until = replace(node.until, spatial=candidate.axis(node.until.axis).spatial)
@@ -366,7 +381,7 @@ def knobs(heg: HEG) -> list[Knob]:
     out = []
     for node in nodes(heg):
         if isinstance(node, Pipe):
-            out += [k for k in (node.load_knob, node.store_knob) if k is not None]
+            out += [k for k in (node.load_knob, node.store_knob, node.spread_knob) if k is not None]
         elif isinstance(node, For) and node.hoist is not None and isinstance(node.child, Pipe):
             out.append(node.hoist.declaration)
         if isinstance(node, For) and node.until is not None and node.until.spatial > 1:

@@ -18,9 +18,9 @@ throughput):
   sender waits for its reads but not for its multicasts, which run while it reads the next
   block: an engine takes the larger of its reads and its multicasts. All cores
   read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor what the NoC links
-  leaving the DRAM banks carry (`loom.arch.routes.dram_capacity`, both NoCs: the per-core programs
-  spread a stage's reads over them), shared by every reader (cores / group readers per operand):
-  the stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
+  leaving the DRAM banks carry (`loom.arch.routes.dram_capacity`; each engine's reads on its NoC,
+  or with the pipe's `spread` knob both NoCs together), shared by every reader (cores / group
+  readers per operand): the stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
   cores reaches the last one after g - 1 store-and-forward hops at the measured 1 -> 1 rate;
 - a store stage likewise with the DRAM write rate;
 - a matmul costs ceil(M/32)·ceil(N/32)·ceil(K/32) tiles × cycles per tile at the fidelity the
@@ -138,7 +138,8 @@ class LatencyModel:
             if heg.hoist is not None:  # kept panels: read once before the loop, not in its iterations
                 knob = E.Knob(heg.hoist.knob)
                 # the panel reads count as work (the report's breakdown) only when the knob keeps them
-                fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob)), E.Const(0))
+                spread = E.Knob(heg.child.spread_knob.name) if heg.child.spread_knob else None
+                fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob), spread), E.Const(0))
                 self.kept_loads = {t: knob for t in heg.hoist.tensors}
             steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
             self.kept_loads = {}
@@ -151,11 +152,11 @@ class LatencyModel:
             return E.ceil_div(E.mul(self.twice_trips_until(heg), child), 2, label=f"for {heg.name}")
         return E.mul(trips, child, label=f"for {heg.name}")
 
-    def panel_fill(self, hoist, repeat: E.Expr) -> E.Expr:
+    def panel_fill(self, hoist, repeat: E.Expr, spread: E.Expr | None) -> E.Expr:
         """Reading the kept panels before the loop: each load's block widened to the whole extent
-        of its device loop, as one load stage."""
+        of its device loop, as one load stage (spread over the NoCs as the loop's own loads are)."""
         panels = [dataclasses.replace(p, dims=(hoist.panel(p.dims[0]),)) for p in hoist.loads]
-        return self.load_stage(panels, repeat)
+        return self.load_stage(panels, repeat, spread)
 
     def trips(self, loop: For) -> E.Expr:
         extent, block = loop.trips
@@ -203,7 +204,8 @@ class LatencyModel:
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
-        l = self.load_stage(pipe.loads, repeat) if pipe.loads else E.Const(0)  # noqa: E741 (the paper's l, m, s)
+        spread = E.Knob(pipe.spread_knob.name) if pipe.spread_knob else None
+        l = self.load_stage(pipe.loads, repeat, spread) if pipe.loads else E.Const(0)  # noqa: E741 (the paper's l, m, s)
         m = self.latency(pipe.child, repeat)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if not pipe.loads and not pipe.stores:
@@ -222,7 +224,7 @@ class LatencyModel:
         return (steady, E.add(l, m, s)) if with_serial else steady
 
     # ------------------------------------------------------------- primitives
-    def load_stage(self, loads: list[Primitive], repeat: E.Expr) -> E.Expr:
+    def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
@@ -260,7 +262,7 @@ class LatencyModel:
                              *[E.add(*pushes) for pushes in multicasts.values() if pushes])
         total = E.add(*[bytes_ for parts in chip.values() for bytes_ in parts])
         bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
-                  E.rate(total, self.dram_reach("read"), label="NoC links from the DRAM banks")]
+                  self.bank_links(chip, total, spread)]
         for engine in chip:
             bounds.append(E.add(*lines[engine], label="NoC links into the reading cores"))
         return E.add(E.maximum(per_core, *bounds), self.arch.dram.read_latency_cycles, label="load stage")
@@ -279,13 +281,19 @@ class LatencyModel:
             lines = max(dims[axis] // group[axis], 1)
         return lines * self.arch.noc.link_bytes_per_cycle
 
-    def dram_reach(self, direction: str) -> float:
-        """Bytes per cycle the NoCs carry between the DRAM banks and the cores (`loom.arch.routes`): a
-        stage's reads are spread over both NoCs (`loom.mapping.engines.spread_reads`), its stores go
-        on the writer's."""
-        if direction == "read":
-            return sum(dram_capacity(self.arch, noc, "read") for noc in range(self.arch.noc.count))
-        return dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write")
+    def bank_links(self, chip: dict[str, list[E.Expr]], total: E.Expr, spread: E.Expr | None) -> E.Expr:
+        """The stage's reads over the NoC links leaving the DRAM banks (`loom.arch.routes.dram_capacity`):
+        each engine's on its own NoC, or, with the `spread` knob on, over both NoCs together."""
+        nocs = self.arch.noc.count
+        on_noc: dict[int, list[E.Expr]] = {}
+        for engine, parts in chip.items():
+            on_noc.setdefault(engine_noc(engine, nocs), []).extend(parts)
+        own = E.maximum(*[E.rate(E.add(*parts), dram_capacity(self.arch, noc, "read"))
+                          for noc, parts in on_noc.items()])
+        if spread is None:
+            return E.with_label(own, "NoC links from the DRAM banks")
+        both = E.rate(total, sum(dram_capacity(self.arch, noc, "read") for noc in range(nocs)))
+        return E.select(spread, both, own, label="NoC links from the DRAM banks")
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates = self.arch.rates
@@ -295,7 +303,8 @@ class LatencyModel:
         self.result.categories["dram"].append(E.mul(repeat, per_core))
         total = E.mul(self.candidate.roots, E.add(*sizes))
         shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
-                           E.rate(total, self.dram_reach("write"), label="NoC links into the DRAM banks"))
+                           E.rate(total, dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write"),
+                                  label="NoC links into the DRAM banks"))
         return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
 
     def combine(self, node: Combine, repeat: E.Expr) -> E.Expr:

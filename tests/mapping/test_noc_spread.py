@@ -4,12 +4,17 @@ per-core programs and model that follow it."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+import loom
 from loom.arch import load_arch
 from loom.arch.routes import Routes, _capacity, dram_capacity
 from loom.backend import program as P
+from loom.backend.split import build_program
 from loom.kernel_file import load_kernel_file
+from loom.mapping.candidates import enumerate_candidates
 from loom.mapping.engines import Read, engine_noc, spread_reads
 from loom.pipeline import compile as compile_kernel
 from loom.run import run
@@ -67,3 +72,32 @@ def test_flash_decode_reads_part_of_its_keys_on_noc_0_and_matches_torch():
     reads = [i for g in outcome.program.groups for i in P.walk(g.reader) if isinstance(i, P.DramRead)]
     assert {r.noc for r in reads} == {None, 0}  # the reader's own NoC and, for a share of its rows, NoC 0
     assert {r.tensor for r in reads if r.noc == 0} <= {"k", "v", "q"}
+
+
+def test_the_spread_knob_decides_and_a_schedule_without_it_reads_each_engine_on_its_own_noc():
+    """The solver turns a pipe's `spread` knob on where the NoC links at the banks bind; a schedule that
+    leaves it out (TTNN's baselines: its readers read on their own NoC) gets 0."""
+    source = load_kernel_file(EXAMPLES / "flash_decode.py")
+    shape = {"B": 16, "H": 32, "L": 4096, "D": 64}
+    args = source.example_args(shape, meta=True)
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150", shape=shape, block_sizes={"tile_n": 256})
+    best = compilation.ranked[0]
+    knobs = [k for k in best.model.knobs if k.kind == "spread"]
+    assert knobs and any(best.values[k.name] for k in knobs)  # K and V stream at the banks' NoC limit
+    off = dataclasses.replace(best, values={**best.values, **{k.name: 0 for k in knobs}})
+    concrete = compilation.lowering.stages["concrete"]
+    for ranked, spread in ((best, True), (off, False)):
+        program = build_program(concrete, ranked, compilation.lowering.arch)
+        nocs = {i.noc for g in program.groups for role in (g.reader, g.writer) for i in P.walk(role)
+                if isinstance(i, P.DramRead)}
+        assert (nocs != {None}) == spread
+
+
+@pytest.mark.parametrize("arch, portable, spreads", [
+    ("wormhole_n150", False, True), ("wormhole_n150", True, False), ("ring32", False, False)])
+def test_only_two_noc_chips_and_programs_with_a_noc_choice_spread(arch, portable, spreads):
+    """TT-Lang's `ttl.copy` moves a whole block on one NoC; a one-NoC chip has nothing to spread over."""
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    lowering = loom.lower(source.kernel, source.example_args({"M": 256, "N": 256, "K": 256}, meta=True), arch)
+    found = enumerate_candidates(lowering.module, lowering.arch, portable=portable).candidates
+    assert found and all(c.spreads == spreads for c in found)

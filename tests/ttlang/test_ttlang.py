@@ -72,7 +72,7 @@ def _schedule(kernel: str, arch: str, which: str):
 
 def _run(source, args, compilation, ranked):
     arch = compilation.lowering.arch
-    program = build_program(compilation.lowering.stages["concrete"], ranked, arch, spread=False)
+    program = build_program(compilation.lowering.stages["concrete"], ranked, arch)
     outcome = run_ttlang_sim(program, arch, padded_inputs(program, args),
                              source_notes=schedule_notes(compilation, ranked))
     return program, outcome
@@ -110,7 +110,7 @@ def test_emitted_program_matches_torch_and_loom_dram_reads(kernel, arch, which):
 def _golden_gemm() -> str:
     source, args, compilation, ranked = _schedule("matmul", "wormhole_n150", "multicast")
     assert ranked.name == "x1x8_y8.mn.x:row.y:column"
-    program = build_program(compilation.lowering.stages["concrete"], ranked, compilation.lowering.arch, spread=False)
+    program = build_program(compilation.lowering.stages["concrete"], ranked, compilation.lowering.arch)
     return emit_ttlang(program, compilation.lowering.arch, source_notes=schedule_notes(compilation, ranked),
                        reference=torch_reference(compilation, source.reference))
 
