@@ -55,10 +55,21 @@ def routes(arch: Arch) -> Routes:
     return _routes(tuple(arch.grid.dims), _banks(arch))
 
 
-def dram_capacity(arch: Arch, noc: int, direction: Literal["read", "write"]) -> float:
+def dram_capacity(arch: Arch, noc: int, direction: Literal["read", "write"],
+                  used: tuple[int, ...] | None = None) -> float:
     """Bytes per cycle NoC `noc` carries between the DRAM banks and the worker cores when every core
-    reads (writes) equal shares from (to) every bank: link width x routes / routes on the busiest link."""
-    return _capacity(tuple(arch.grid.dims), _banks(arch), noc, direction) * arch.noc.link_bytes_per_cycle
+    reads (writes) equal shares from (to) every bank: link width x routes / routes on the busiest link.
+    `used`: the cores are the first `used[d]` along each grid dimension (a candidate's occupancy), not all."""
+    dims = tuple(arch.grid.dims)
+    return _capacity(dims, _banks(arch), noc, direction, tuple(used or dims)) * arch.noc.link_bytes_per_cycle
+
+
+def shared_links(arch: Arch, noc: int, used: tuple[int, ...] | None = None) -> tuple[tuple[float, float], ...]:
+    """The links of NoC `noc` that DRAM reads and writes share, as (a, b): a byte of chip-wide reads
+    (every core reading equal shares from every bank) puts `a` bytes on the link, a byte of writes `b`
+    (so it carries a x reads + b x writes). Only the links no other one beats on both counts."""
+    dims = tuple(arch.grid.dims)
+    return _shared(dims, _banks(arch), noc, tuple(used or dims))
 
 
 def _banks(arch: Arch) -> tuple[tuple[int, ...], ...]:
@@ -71,14 +82,37 @@ def _routes(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...]) -> Routes
 
 
 @cache
-def _capacity(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str) -> float:
-    """Routes per route crossing the busiest link (link widths the NoC carries), for all-to-all traffic."""
+def _shared(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int,
+            used: tuple[int, ...]) -> tuple[tuple[float, float], ...]:
+    share = {direction: _loads(dims, banks, noc, direction, used) for direction in ("read", "write")}
+    pairs = sorted({(share["read"].get(link, 0.0), share["write"].get(link, 0.0))
+                    for link in share["read"].keys() | share["write"].keys()}, reverse=True)
+    kept, most_b = [], -1.0
+    for a, b in pairs:  # by a, largest first: a link is kept when it carries more writes than any before
+        if b > most_b:
+            kept.append((a, b))
+            most_b = b
+    return tuple(kept)
+
+
+def _loads(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str,
+           used: tuple[int, ...]) -> dict[Link, float]:
+    """Each link's share of all-to-all traffic between the banks and the used cores (bytes per byte)."""
     topology = _routes(dims, banks)
     load: Counter[Link] = Counter()
     pairs = 0
     for bank in banks:
-        for core in itertools.product(*[range(d) for d in dims]):
+        for core in itertools.product(*[range(d) for d in used]):
             src, dst = (bank, core) if direction == "read" else (core, bank)
             load.update(topology.route(noc, src, dst))
             pairs += 1
-    return pairs / max(load.values()) if load else float("inf")
+    return {link: n / pairs for link, n in load.items()}
+
+
+@cache
+def _capacity(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str,
+              used: tuple[int, ...] | None = None) -> float:
+    """Routes per route crossing the busiest link (link widths the NoC carries), for all-to-all traffic
+    between the banks and the cores of the first `used` rows and columns (all of `dims` by default)."""
+    loads = _loads(dims, banks, noc, direction, used or dims)
+    return 1 / max(loads.values()) if loads else float("inf")

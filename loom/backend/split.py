@@ -43,11 +43,12 @@ from xdsl.dialects.linalg.ops import FillOp, GenericOp, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from loom.arch import Arch
-from loom.arch.routes import dram_capacity
+from loom.arch.routes import shared_links
 from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
+from loom.backend.dram_reads import block_reads
 from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.loops import until_bounds
@@ -134,29 +135,37 @@ class ProgramBuilder:
     def _load_engines(self) -> dict[CopyOp, str]:
         """Loads alternate between the engines (`load_engine`); a load of a tensor the kernel also stores
         (read back: `loom.frontend.global_tensors.check_read_back`) goes to the writer, behind its stores.
-        A pipe stage whose `spread` knob is on spreads its reads over the NoCs (`spread_reads`, into
-        `self.rows_elsewhere`)."""
+        A pipe stage whose `spread` knob is on spreads its reads over the NoCs (`spread_reads`, around its
+        stores on the writer's NoC; into `self.parts_elsewhere`)."""
         engines = {}
-        self.rows_elsewhere: dict[CopyOp, int] = {}
-        nocs = self.arch.noc.count
-        capacity = tuple(dram_capacity(self.arch, n, "read") for n in range(nocs))
+        self.parts_elsewhere: dict[CopyOp, int] = {}
+        nocs, used = self.arch.noc.count, self.candidate.view.occupancy
+        links = tuple(shared_links(self.arch, n, used) for n in range(nocs))
+        writer = engine_noc("writer", nocs)
         for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
-            loads = [op for op in block_op.regions[0].block.ops
-                     if isinstance(op, CopyOp) and op.src_space.data == "DRAM"]
+            copies = [op for op in block_op.regions[0].block.ops if isinstance(op, CopyOp)]
+            loads = [op for op in copies if op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
                 engines[load] = load_engine(position, reads_back=self._reads_back(load))
             if loads and all(load_buffer(load) in self.spread for load in loads):
                 reads = [self._read(load, engine_noc(engines[load], nocs)) for load in loads]
-                self.rows_elsewhere.update(zip(loads, spread_reads(reads, capacity)))
+                stored = sum(self._block_bytes(op.dest)[2] for op in copies if op.src_space.data == "L1")
+                writes = tuple(stored if n == writer else 0.0 for n in range(nocs))
+                self.parts_elsewhere.update(zip(loads, spread_reads(reads, links, writes)))
         return engines
 
-    def _read(self, load: CopyOp, noc: int) -> Read:
-        """A load as `spread_reads` sees it: its NoC, its bytes over every reading core, its tile rows."""
-        sv = load.source.owner
-        shape = load.source.type.get_shape()
+    def _block_bytes(self, view: SSAValue) -> tuple[int, int, int]:
+        """(tile rows, tile columns, bytes) of a block of a global tensor (a load's source, a store's target)."""
+        sv = view.owner
+        shape = view.type.get_shape()
         rows, cols = (_tiles(self._extent(sv, d, shape), t) for d, t in ((-2, self.tile[0]), (-1, self.tile[1])))
-        tile_bytes = self.arch.dtypes.tile_bytes[dtype_name(load.source.type.element_type)]
-        return Read(noc, rows * cols * tile_bytes / self.transfer_of[load].receivers, rows)
+        return rows, cols, rows * cols * self.arch.dtypes.tile_bytes[dtype_name(view.type.element_type)]
+
+    def _read(self, load: CopyOp, noc: int) -> Read:
+        """A load as `spread_reads` sees it: its NoC, its bytes over every reading core, its parts (tile rows;
+        tiles of a one-row block)."""
+        rows, cols, nbytes = self._block_bytes(load.source)
+        return Read(noc, nbytes / self.transfer_of[load].receivers, rows if rows > 1 else cols)
 
     def _reads_back(self, load: CopyOp) -> bool:
         """A load of one of the kernel's outputs: a block this core stored earlier."""
@@ -538,17 +547,9 @@ class ProgramBuilder:
         return code
 
     def dram_reads(self, load: CopyOp, tensor: str, index: tuple, cb: str, rows: int, cols: int) -> list:
-        """The reads of one block: its first `rows_elsewhere` tile rows on the other NoC, the rest on the
-        engine's own (`loom.mapping.engines.spread_reads`)."""
-        first = self.rows_elsewhere.get(load, 0)
-        if not first:
-            return [P.DramRead(tensor, index, cb, rows, cols)]
+        """The reads of one block, a share of it on the other NoC where its stage spreads (`block_reads`)."""
         other = 1 - engine_noc(self.engine_of[load], self.arch.noc.count)
-        if first == rows:
-            return [P.DramRead(tensor, index, cb, rows, cols, noc=other)]
-        rest = (*index[:-2], P.Affine.of(index[-2]) + first, index[-1])
-        return [P.DramRead(tensor, index, cb, first, cols, noc=other),
-                P.DramRead(tensor, rest, cb, rows - first, cols, offset=first * cols)]
+        return block_reads(tensor, index, cb, rows, cols, self.parts_elsewhere.get(load, 0), other)
 
     def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
         """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""

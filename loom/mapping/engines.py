@@ -8,7 +8,7 @@ kernels do (in0 on one, in1 on the other), so two operands stream concurrently.
 A read may also be issued on the other NoC (TT-Metalium's `noc_async_read` takes the NoC): the two
 NoCs carry DRAM reads at different rates (`loom.arch.routes.dram_capacity`: on Wormhole the
 reader's NoC 1 leaves the two bank columns along them, NoC 0 along the six bank rows), so a pipe
-stage issues a share of the tile rows of its reads on the NoC that has room to spare
+stage may issue a share of the tile rows of its reads on the NoC that has room to spare
 (`spread_reads`), until both would take about equally long. The model prices the stage's reads at
 the two NoCs' capacities together.
 """
@@ -35,22 +35,32 @@ def engine_noc(engine: str, nocs: int) -> int:
 @dataclass(frozen=True)
 class Read:
     """One DRAM load of a pipe stage: the NoC its engine drives, the bytes all its reading cores move
-    per block, and the tile rows of a block (the unit a share of it moves in)."""
+    per block, and the parts a share of a block moves in (its tile rows; its tiles if it is one row)."""
 
     noc: int
     chip_bytes: float
-    rows: int
+    parts: int
 
 
-def spread_reads(reads: list[Read], capacity: tuple[float, ...]) -> list[int]:
-    """Tile rows of each read to issue on the other NoC: the reads of the NoC that would take longer
-    give up the same share of their rows (rounded to whole rows) until both take about as long."""
-    if len(capacity) < 2 or not reads:
+def spread_reads(reads: list[Read], links: tuple[tuple[tuple[float, float], ...], ...],
+                 writes: tuple[float, ...]) -> list[int]:
+    """Parts of each read to issue on the other NoC: the reads of the NoC that would take longer give
+    up the same share of their parts (rounded to whole ones) until both take about as long. `links`:
+    per NoC, (a, b) of the links DRAM traffic loads (`loom.arch.routes.shared_links`: a link carries
+    a x reads + b x writes); `writes`: the stage's stores on each NoC, in the reads' units."""
+    if len(links) < 2 or not reads:
         return [0] * len(reads)
     total = sum(r.chip_bytes for r in reads)
-    on_first = sum(r.chip_bytes for r in reads if r.noc == 0)
-    balanced = total * capacity[0] / (capacity[0] + capacity[1])  # bytes NoC 0 should carry
-    busy = 1 if on_first < balanced else 0  # the NoC that carries too much
-    pool = sum(r.chip_bytes for r in reads if r.noc == busy)
-    share = abs(balanced - on_first) / pool if pool else 0.0
-    return [min(r.rows, round(r.rows * share)) if r.noc == busy else 0 for r in reads]
+    on = [sum(r.chip_bytes for r in reads if r.noc == n) for n in (0, 1)]
+
+    def busy(noc: int, read: float) -> float:  # the busiest link's load
+        return max(a * read + b * writes[noc] for a, b in links[noc])
+
+    low, high = 0.0, total  # the reads on NoC 0 that balance the two: NoC 0 busier with more of them
+    for _ in range(50):
+        mid = (low + high) / 2
+        low, high = (mid, high) if busy(0, mid) < busy(1, total - mid) else (low, mid)
+    moved = low - on[0]  # to NoC 0 (from NoC 1 when negative)
+    source = 1 if moved > 0 else 0
+    share = min(abs(moved) / on[source], 1.0) if on[source] else 0.0
+    return [min(r.parts, round(r.parts * share)) if r.noc == source else 0 for r in reads]

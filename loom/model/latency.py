@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 from loom import cost, ops
 from loom.arch import Arch
-from loom.arch.routes import dram_capacity
+from loom.arch.routes import dram_capacity, shared_links
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
@@ -220,8 +220,62 @@ class LatencyModel:
         with_load = E.maximum(l, E.add(m, s)) if store_knob is None else E.select(
             store_knob, E.maximum(l, m, s), E.maximum(l, E.add(m, s)))
         cases.append(E.select(load_knob, with_load, no_store))
-        steady = E.with_label(cases[0], f"pipe {pipe.name}")
+        if pipe.loads and pipe.stores:  # overlapped or not, the stage's reads and writes share the DRAM
+            traffic = E.add(self.chip_reads(pipe.loads), self.chip_writes(pipe.stores))
+            cases += [E.rate(traffic, self.arch.dram.bandwidth_bytes_per_cycle,
+                             label="chip DRAM bandwidth (loads and stores)"), self.bank_links_shared(pipe, spread)]
+        steady = E.maximum(*cases, label=f"pipe {pipe.name}")
         return (steady, E.add(l, m, s)) if with_serial else steady
+
+    def read_size(self, prim: Primitive) -> E.Expr:
+        """Bytes of one block of a load; none where a hoist knob keeps its panel in L1."""
+        size = block_bytes(prim)
+        if prim.tensor in self.kept_loads:
+            size = E.select(self.kept_loads[prim.tensor], E.Const(0), size)
+        return size
+
+    def chip_reads(self, loads: list[Primitive]) -> E.Expr:
+        """Bytes all cores of a load stage read from DRAM (a multicast's sender reads for its group)."""
+        return E.add(*[self.chip_read(p) for p in loads])
+
+    def chip_read(self, prim: Primitive) -> E.Expr:
+        group = prim.transfer.receivers if prim.transfer else 1
+        return E.mul(-(-self.candidate.view.cores // group), self.read_size(prim))
+
+    def chip_writes(self, stores: list[Primitive]) -> E.Expr:
+        """Bytes all cores of a store stage write to DRAM (a split's roots alone store)."""
+        return E.mul(self.candidate.roots, E.add(*[block_bytes(p) for p in stores]))
+
+    def bank_links_shared(self, pipe: Pipe, spread: E.Expr | None) -> E.Expr:
+        """A pipe stage's reads and stores together over the NoC links at the DRAM banks
+        (`loom.arch.routes.shared_links`: a link carries a x reads + b x writes): the stores on the
+        writer's NoC, the reads on each engine's own or, with the `spread` knob on, shared between the
+        NoCs as `spread_reads` balances them."""
+        nocs, used, width = self.arch.noc.count, self.candidate.view.occupancy, self.arch.noc.link_bytes_per_cycle
+        writer = engine_noc("writer", nocs)
+        stored = self.chip_writes(pipe.stores)
+        on_noc: dict[int, list[E.Expr]] = {noc: [] for noc in range(nocs)}
+        for position, prim in enumerate(pipe.loads):
+            engine = load_engine(position, reads_back=prim.tensor in self.stored)
+            on_noc[engine_noc(engine, nocs)].append(self.chip_read(prim))
+
+        def busiest(pairs, reads: E.Expr | None, writes: E.Expr | None) -> E.Expr:
+            """Cycles of the busiest link: (a x reads + b x writes) / link width, over the links."""
+            return E.maximum(*[E.add(*([E.rate(reads, width / a)] if a and reads is not None else []),
+                                     *([E.rate(writes, width / b)] if b and writes is not None else []))
+                               for a, b in pairs if (a and reads is not None) or (b and writes is not None)])
+
+        own = E.maximum(*[busiest(shared_links(self.arch, noc, used), E.add(*parts) if parts else None,
+                                  stored if noc == writer else None) for noc, parts in on_noc.items()])
+        if spread is None or nocs < 2:
+            return E.with_label(own, "NoC links at the DRAM banks (loads and stores)")
+        # reads R over both NoCs, the writer's links also carrying the stores W, the other's busiest c x R_o:
+        # balanced, each writer link l gives c (a_l R + b_l W) / (a_l + c); no split beats the stores alone
+        (c, _), *_ = sorted(shared_links(self.arch, 1 - writer, used), reverse=True)
+        pairs = [(c * a / (a + c), c * b / (a + c)) for a, b in shared_links(self.arch, writer, used)]
+        both = E.maximum(busiest(pairs, self.chip_reads(pipe.loads), stored),
+                         busiest([(0, b) for _, b in shared_links(self.arch, writer, used)], None, stored))
+        return E.select(spread, both, own, label="NoC links at the DRAM banks (loads and stores)")
 
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
@@ -230,11 +284,8 @@ class LatencyModel:
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
         chip: dict[str, list[E.Expr]] = {}
         lines: dict[str, list[E.Expr]] = {}
-        cores = self.candidate.view.cores
         for position, prim in enumerate(loads):
-            size = block_bytes(prim)
-            if prim.tensor in self.kept_loads:  # kept in L1 when the knob is on: nothing to read here
-                size = E.select(self.kept_loads[prim.tensor], E.Const(0), size)
+            size = self.read_size(prim)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
@@ -255,7 +306,7 @@ class LatencyModel:
             engine = load_engine(position, reads_back=prim.tensor in self.stored)
             engines.setdefault(engine, []).extend(work)
             multicasts.setdefault(engine, []).extend(pushes)
-            readers = E.mul(-(-cores // group), size)
+            readers = self.chip_read(prim)
             chip.setdefault(engine, []).append(readers)
             lines.setdefault(engine, []).append(E.rate(readers, self.arrival_bandwidth(engine, prim)))
         per_core = E.maximum(*[E.add(*work) for work in engines.values()],
@@ -288,11 +339,12 @@ class LatencyModel:
         on_noc: dict[int, list[E.Expr]] = {}
         for engine, parts in chip.items():
             on_noc.setdefault(engine_noc(engine, nocs), []).extend(parts)
-        own = E.maximum(*[E.rate(E.add(*parts), dram_capacity(self.arch, noc, "read"))
+        used = self.candidate.view.occupancy
+        own = E.maximum(*[E.rate(E.add(*parts), dram_capacity(self.arch, noc, "read", used))
                           for noc, parts in on_noc.items()])
         if spread is None:
             return E.with_label(own, "NoC links from the DRAM banks")
-        both = E.rate(total, sum(dram_capacity(self.arch, noc, "read") for noc in range(nocs)))
+        both = E.rate(total, sum(dram_capacity(self.arch, noc, "read", used) for noc in range(nocs)))
         return E.select(spread, both, own, label="NoC links from the DRAM banks")
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
@@ -301,9 +353,10 @@ class LatencyModel:
         per_core = E.add(*[E.rate(s, rates.dram_write) for s in sizes],
                          self.arch.noc.transfer_issue_cycles * len(stores))
         self.result.categories["dram"].append(E.mul(repeat, per_core))
-        total = E.mul(self.candidate.roots, E.add(*sizes))
+        total = self.chip_writes(stores)
         shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
-                           E.rate(total, dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write"),
+                           E.rate(total, dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write",
+                                                       self.candidate.view.occupancy),
                                   label="NoC links into the DRAM banks"))
         return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
 

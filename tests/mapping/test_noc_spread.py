@@ -10,7 +10,7 @@ import pytest
 
 import loom
 from loom.arch import load_arch
-from loom.arch.routes import Routes, _capacity, dram_capacity
+from loom.arch.routes import Routes, _capacity, dram_capacity, shared_links
 from loom.backend import program as P
 from loom.backend.split import build_program
 from loom.kernel_file import load_kernel_file
@@ -43,23 +43,37 @@ def test_wormholes_reader_noc_carries_less_from_the_bank_columns_than_noc_0():
     assert dram_capacity(wh, 0, "write") == pytest.approx(dram_capacity(wh, 1, "read"))  # the same links, reversed
 
 
+def _reads_only(*capacity: float) -> tuple:
+    """`shared_links` of NoCs whose one busiest link carries all their reads at `capacity` B/cycle."""
+    return tuple(((1 / c, 0.0),) for c in capacity)
+
+
 def test_the_busier_noc_gives_up_a_share_of_its_rows():
-    capacity = (192.0, 122.9)
-    k, v = Read(noc=1, chip_bytes=1.0, rows=16), Read(noc=0, chip_bytes=1.0, rows=16)
-    moved = spread_reads([k, v], capacity)
+    k, v = Read(noc=1, chip_bytes=1.0, parts=16), Read(noc=0, chip_bytes=1.0, parts=16)
+    moved = spread_reads([k, v], _reads_only(192.0, 122.9), (0.0, 0.0))
     assert moved[1] == 0 and moved[0] == 4  # NoC 0 should carry 61 % of 2: 0.22 of K's 16 rows move there
     on_noc0 = 1.0 + moved[0] / 16
-    assert abs(on_noc0 / capacity[0] - (2 - on_noc0) / capacity[1]) < 0.1 * (2 / sum(capacity))
+    assert abs(on_noc0 / 192.0 - (2 - on_noc0) / 122.9) < 0.1 * (2 / 314.9)
+
+
+def test_stores_on_the_writers_noc_keep_reads_off_the_links_they_load():
+    wh = load_arch("wormhole_n150")
+    links = tuple(shared_links(wh, noc) for noc in (0, 1))
+    x = Read(noc=1, chip_bytes=1.0, parts=8)  # one input on the reader's NoC 1; an output half or as large
+    alone, half, same = (spread_reads([x], links, (w, 0.0)) for w in (0.0, 0.5, 1.0))
+    assert 0 < half[0] < alone[0]  # NoC 0's links at the bank rows carry the stores too
+    assert same == [0]  # NoC 0's write links at the bank columns are as busy as NoC 1's read links already
+    assert max(links[0])[1] == 0 and max(links[0], key=lambda ab: ab[1])[0] == 0  # neither busiest link shares
 
 
 @pytest.mark.parametrize("reads, capacity, expected", [
     ([Read(1, 1.0, 8)], (100.0,), [0]),  # one NoC: nothing to spread over
     ([Read(0, 1.0, 8)], (100.0, 100.0), [4]),  # all on NoC 0: half moves
     ([Read(0, 1.0, 8), Read(1, 1.0, 8)], (100.0, 100.0), [0, 0]),  # balanced already
-    ([Read(1, 3.0, 1)], (300.0, 100.0), [1]),  # a single row: it moves whole
+    ([Read(1, 3.0, 1)], (300.0, 100.0), [1]),  # a single part: it moves whole
 ])
 def test_spread_reads_cases(reads, capacity, expected):
-    assert spread_reads(reads, capacity) == expected
+    assert spread_reads(reads, _reads_only(*capacity), (0.0,) * len(capacity)) == expected
 
 
 def test_flash_decode_reads_part_of_its_keys_on_noc_0_and_matches_torch():
