@@ -1,0 +1,47 @@
+"""Memory-bound kernels against their DRAM roof (simulated): Loom's pick for each example at a size
+that moves 8 to 34 MB, its simulated cycles, the model's error and the share of the roof it reaches
+(the arguments read once and the outputs written once over the chip's spec DRAM bandwidth).
+
+    .venv/bin/python benchmarks/memory_bound.py [--arch wormhole_n150]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from loom.bench.paper import measure  # noqa: E402
+from loom.kernel_file import load_kernel_file  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SHAPES = {  # the sizes the README's memory-bound paragraph quotes
+    "softmax_rows": {"M": 2048, "N": 1024}, "softmax": {"M": 2048, "N": 1024},
+    "layer_norm": {"M": 4096, "N": 1024}, "rms_norm": {"M": 4096, "N": 1024},
+    "long_sum": {"M": 64, "N": 131072}, "kl_div": {"M": 1024, "N": 1024},
+    "swiglu": {"M": 2048, "N": 1024}, "geglu": {"M": 2048, "N": 1024},
+    "rope": {"H": 32, "S": 1024, "D": 128},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--arch", default="wormhole_n150")
+    opts = parser.parse_args()
+    print(f"{'kernel':14s} {'shape':20s} {'MB':>6s} {'cycles':>10s} {'model err':>9s} {'of roof':>8s}  blocks")
+    shares = []
+    for name, shape in SHAPES.items():
+        source = load_kernel_file(EXAMPLES / f"{name}.py")
+        row = measure(name, shape, opts.arch, jobs=1, baselines=(), source=source, kind=None)
+        shares.append(row.of_roofline)
+        text = ",".join(f"{k}={v}" for k, v in shape.items())
+        print(f"{name:14s} {text:20s} {row.dram_bytes / 1e6:6.1f} {row.loom_sim_cycles:10,.0f} "
+              f"{row.model_error:+9.0%} {row.of_roofline:8.0%}  {row.loom_block_sizes}", flush=True)
+    print(f"geomean of the roof: {math.exp(sum(math.log(s) for s in shares) / len(shares)):.0%}")
+
+
+if __name__ == "__main__":
+    main()
