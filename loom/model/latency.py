@@ -266,7 +266,8 @@ class LatencyModel:
                                for a, b in pairs if (a and reads is not None) or (b and writes is not None)])
 
         own = E.maximum(*[busiest(shared_links(self.arch, noc, used), E.add(*parts) if parts else None,
-                                  stored if noc == writer else None) for noc, parts in on_noc.items()])
+                                  stored if noc == writer else None)
+                          for noc, parts in on_noc.items() if parts or noc == writer])
         if spread is None or nocs < 2:
             return E.with_label(own, "NoC links at the DRAM banks (loads and stores)")
         # reads R over both NoCs, the writer's links also carrying the stores W, the other's busiest c x R_o:
