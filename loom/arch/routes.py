@@ -67,7 +67,8 @@ def dram_capacity(arch: Arch, noc: int, direction: Literal["read", "write"],
 def shared_links(arch: Arch, noc: int, used: tuple[int, ...] | None = None) -> tuple[tuple[float, float], ...]:
     """The links of NoC `noc` that DRAM reads and writes share, as (a, b): a byte of chip-wide reads
     (every core reading equal shares from every bank) puts `a` bytes on the link, a byte of writes `b`
-    (so it carries a x reads + b x writes). Only the links no other one beats on both counts."""
+    (so it carries a x reads + b x writes). Only the links that are the busiest for some mix of reads
+    and writes (the upper hull of the (a, b))."""
     dims = tuple(arch.grid.dims)
     return _shared(dims, _banks(arch), noc, tuple(used or dims))
 
@@ -87,12 +88,19 @@ def _shared(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int,
     share = {direction: _loads(dims, banks, noc, direction, used) for direction in ("read", "write")}
     pairs = sorted({(share["read"].get(link, 0.0), share["write"].get(link, 0.0))
                     for link in share["read"].keys() | share["write"].keys()}, reverse=True)
-    kept, most_b = [], -1.0
-    for a, b in pairs:  # by a, largest first: a link is kept when it carries more writes than any before
-        if b > most_b:
-            kept.append((a, b))
-            most_b = b
+    kept: list[tuple[float, float]] = []
+    for point in pairs:  # by a, largest first: the upper hull, the links some mix of reads and writes loads most
+        if kept and point[1] <= kept[-1][1]:
+            continue  # no more writes than a link with more reads
+        while len(kept) >= 2 and _below(kept[-2], kept[-1], point):
+            kept.pop()
+        kept.append(point)
     return tuple(kept)
+
+
+def _below(p: tuple[float, float], q: tuple[float, float], r: tuple[float, float]) -> bool:
+    """Whether q lies on or under the segment p-r (never the busiest link for any reads and writes)."""
+    return (r[0] - p[0]) * (q[1] - p[1]) - (r[1] - p[1]) * (q[0] - p[0]) >= 0
 
 
 def _loads(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str,
