@@ -9,9 +9,11 @@ Wormhole: tenstorrent/tt-npe device_models/wormhole_b0.hpp `unicastRoute`).
 
 `dram_capacity` is what that topology allows DRAM traffic: every core reading (or writing) equal
 shares of interleaved tiles from every bank, the link that the most (bank, core) routes cross
-limits the whole chip, so one NoC carries at most `routes / routes on that link` link-widths. It is
-a property of the grid and the bank positions alone; the model prices DRAM stages with it and the
-per-core programs spread their reads over the NoCs by it (`loom.mapping.engines.spread_reads`).
+limits the whole chip, so one NoC carries at most `routes / routes on that link` link-widths;
+`shared_links` gives each link's share of reads and of writes, for a stage that does both. Both are
+properties of the grid, the bank positions and the cores a candidate uses; the model prices DRAM
+stages with them and the per-core programs spread their reads over the NoCs by them
+(`loom.mapping.engines.spread_reads`).
 """
 
 from __future__ import annotations

@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -173,8 +172,6 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         return self.const_cache[key]
 
     def fconst(self, value: float, type_: Attribute) -> SSAValue:
-        if isinstance(type_, IntegerType):
-            return self.b.insert(arith.ConstantOp(IntegerAttr(int(value), type_))).result
         return self.b.insert(arith.ConstantOp(FloatAttr(float(value), type_))).result
 
     def located(self, op: Operation, node: torch.fx.Node | None) -> Operation:

@@ -9,8 +9,9 @@ A read may also be issued on the other NoC (TT-Metalium's `noc_async_read` takes
 NoCs carry DRAM reads at different rates (`loom.arch.routes.dram_capacity`: on Wormhole the
 reader's NoC 1 leaves the two bank columns along them, NoC 0 along the six bank rows), so a pipe
 stage may issue a share of the tile rows of its reads on the NoC that has room to spare
-(`spread_reads`), until both would take about equally long. The model prices the stage's reads at
-the two NoCs' capacities together.
+(`spread_reads`, with its stores on the writer's NoC counted: `loom.arch.routes.shared_links`),
+until both NoCs' busiest links are about equally loaded. A pipe's `spread_` knob decides; the model
+prices the stage's reads on both NoCs together when it is on.
 """
 
 from __future__ import annotations
