@@ -156,10 +156,14 @@ class ProgramBuilder:
 
     def _block_bytes(self, view: SSAValue) -> tuple[int, int, int]:
         """(tile rows, tile columns, bytes) of a block of a global tensor (a load's source, a store's target)."""
-        sv = view.owner
-        shape = view.type.get_shape()
-        rows, cols = (_tiles(self._extent(sv, d, shape), t) for d, t in ((-2, self.tile[0]), (-1, self.tile[1])))
+        rows, cols = self._block_tiles(view)
         return rows, cols, rows * cols * self.arch.dtypes.tile_bytes[dtype_name(view.type.element_type)]
+
+    def _block_tiles(self, view: SSAValue) -> tuple[int, int]:
+        """(tile rows, tile columns) of a global subview."""
+        shape = view.type.get_shape()
+        return (_tiles(self._extent(view.owner, -2, shape), self.tile[0]),
+                _tiles(self._extent(view.owner, -1, shape), self.tile[1]))
 
     def _read(self, load: CopyOp, noc: int) -> Read:
         """A load as `spread_reads` sees it: its NoC, its bytes over every reading core, its parts (tile rows;
@@ -453,10 +457,7 @@ class ProgramBuilder:
         offsets = [self.value(next(dyn_offsets), env) if o == DYNAMIC_INDEX else P.Affine(o)
                    for o in sv.static_offsets.get_values()]
         index = offsets[:-2] + [_tile_affine(o, self.tile[0]) for o in offsets[-2:]]
-        shape = view.type.get_shape()
-        rows = _tiles(self._extent(sv, -2, shape), self.tile[0])
-        cols = _tiles(self._extent(sv, -1, shape), self.tile[1])
-        return sv.source.name_hint, tuple(index), rows, cols
+        return sv.source.name_hint, tuple(index), *self._block_tiles(view)
 
     def _extent(self, sv: memref.SubviewOp, dim: int, shape) -> int:
         sizes = list(sv.static_sizes.get_values())

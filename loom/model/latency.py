@@ -223,7 +223,8 @@ class LatencyModel:
         if pipe.loads and pipe.stores:  # overlapped or not, the stage's reads and writes share the DRAM
             traffic = E.add(self.chip_reads(pipe.loads), self.chip_writes(pipe.stores))
             cases += [E.rate(traffic, self.arch.dram.bandwidth_bytes_per_cycle,
-                             label="chip DRAM bandwidth (loads and stores)"), self.bank_links_shared(pipe, spread)]
+                             label="chip DRAM bandwidth (loads and stores)"),
+                      self.bank_links(pipe.loads, pipe.stores, spread)]
         steady = E.maximum(*cases, label=f"pipe {pipe.name}")
         return (steady, E.add(l, m, s)) if with_serial else steady
 
@@ -246,18 +247,18 @@ class LatencyModel:
         """Bytes all cores of a store stage write to DRAM (a split's roots alone store)."""
         return E.mul(self.candidate.roots, E.add(*[block_bytes(p) for p in stores]))
 
-    def bank_links_shared(self, pipe: Pipe, spread: E.Expr | None) -> E.Expr:
-        """A pipe stage's reads and stores together over the NoC links at the DRAM banks
-        (`loom.arch.routes.shared_links`: a link carries a x reads + b x writes): the stores on the
-        writer's NoC, the reads on each engine's own or, with the `spread` knob on, shared between the
-        NoCs as `spread_reads` balances them."""
+    def bank_links(self, loads: list[Primitive], stores: list[Primitive], spread: E.Expr | None) -> E.Expr:
+        """A stage's DRAM traffic over the NoC links at the banks (`loom.arch.routes.shared_links`: a link
+        carries a x reads + b x writes): its stores on the writer's NoC, its reads on each engine's own or,
+        with the `spread` knob on, shared between the NoCs as `spread_reads` balances them."""
         nocs, used, width = self.arch.noc.count, self.candidate.view.occupancy, self.arch.noc.link_bytes_per_cycle
         writer = engine_noc("writer", nocs)
-        stored = self.chip_writes(pipe.stores)
-        on_noc: dict[int, list[E.Expr]] = {noc: [] for noc in range(nocs)}
-        for position, prim in enumerate(pipe.loads):
+        stored = self.chip_writes(stores) if stores else None
+        label = "NoC links at the DRAM banks" + (" (loads and stores)" if stores else "")
+        on_noc: dict[int, list[E.Expr]] = {}
+        for position, prim in enumerate(loads):
             engine = load_engine(position, reads_back=prim.tensor in self.stored)
-            on_noc[engine_noc(engine, nocs)].append(self.chip_read(prim))
+            on_noc.setdefault(engine_noc(engine, nocs), []).append(self.chip_read(prim))
 
         def busiest(pairs, reads: E.Expr | None, writes: E.Expr | None) -> E.Expr:
             """Cycles of the busiest link: (a x reads + b x writes) / link width, over the links."""
@@ -265,25 +266,25 @@ class LatencyModel:
                                      *([E.rate(writes, width / b)] if b and writes is not None else []))
                                for a, b in pairs if (a and reads is not None) or (b and writes is not None)])
 
-        own = E.maximum(*[busiest(shared_links(self.arch, noc, used), E.add(*parts) if parts else None,
+        own = E.maximum(*[busiest(shared_links(self.arch, noc, used), E.add(*on_noc[noc]) if noc in on_noc else None,
                                   stored if noc == writer else None)
-                          for noc, parts in on_noc.items() if parts or noc == writer])
+                          for noc in range(nocs) if noc in on_noc or (noc == writer and stored is not None)])
         if spread is None or nocs < 2:
-            return E.with_label(own, "NoC links at the DRAM banks (loads and stores)")
+            return E.with_label(own, label)
         # reads R over both NoCs, the writer's links also carrying the stores W, the other's busiest c x R_o:
         # balanced, each writer link l gives c (a_l R + b_l W) / (a_l + c); no split beats the stores alone
         (c, _), *_ = sorted(shared_links(self.arch, 1 - writer, used), reverse=True)
         pairs = [(c * a / (a + c), c * b / (a + c)) for a, b in shared_links(self.arch, writer, used)]
-        both = E.maximum(busiest(pairs, self.chip_reads(pipe.loads), stored),
-                         busiest([(0, b) for _, b in shared_links(self.arch, writer, used)], None, stored))
-        return E.select(spread, both, own, label="NoC links at the DRAM banks (loads and stores)")
+        both = busiest(pairs, self.chip_reads(loads), stored)
+        if stored is not None:
+            both = E.maximum(both, busiest([(0, b) for _, b in shared_links(self.arch, writer, used)], None, stored))
+        return E.select(spread, both, own, label=label)
 
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
-        chip: dict[str, list[E.Expr]] = {}
         lines: dict[str, list[E.Expr]] = {}
         for position, prim in enumerate(loads):
             size = self.read_size(prim)
@@ -307,16 +308,12 @@ class LatencyModel:
             engine = load_engine(position, reads_back=prim.tensor in self.stored)
             engines.setdefault(engine, []).extend(work)
             multicasts.setdefault(engine, []).extend(pushes)
-            readers = self.chip_read(prim)
-            chip.setdefault(engine, []).append(readers)
-            lines.setdefault(engine, []).append(E.rate(readers, self.arrival_bandwidth(engine, prim)))
+            lines.setdefault(engine, []).append(E.rate(self.chip_read(prim), self.arrival_bandwidth(engine, prim)))
         per_core = E.maximum(*[E.add(*work) for work in engines.values()],
                              *[E.add(*pushes) for pushes in multicasts.values() if pushes])
-        total = E.add(*[bytes_ for parts in chip.values() for bytes_ in parts])
-        bounds = [E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
-                  self.bank_links(chip, total, spread)]
-        for engine in chip:
-            bounds.append(E.add(*lines[engine], label="NoC links into the reading cores"))
+        bounds = [E.rate(self.chip_reads(loads), self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
+                  self.bank_links(loads, [], spread)]
+        bounds += [E.add(*parts, label="NoC links into the reading cores") for parts in lines.values()]
         return E.add(E.maximum(per_core, *bounds), self.arch.dram.read_latency_cycles, label="load stage")
 
     def arrival_bandwidth(self, engine: str, prim: Primitive) -> int:
@@ -332,21 +329,6 @@ class LatencyModel:
             axis = 1 if engine == "reader" else 0
             lines = max(dims[axis] // group[axis], 1)
         return lines * self.arch.noc.link_bytes_per_cycle
-
-    def bank_links(self, chip: dict[str, list[E.Expr]], total: E.Expr, spread: E.Expr | None) -> E.Expr:
-        """The stage's reads over the NoC links leaving the DRAM banks (`loom.arch.routes.dram_capacity`):
-        each engine's on its own NoC, or, with the `spread` knob on, over both NoCs together."""
-        nocs = self.arch.noc.count
-        on_noc: dict[int, list[E.Expr]] = {}
-        for engine, parts in chip.items():
-            on_noc.setdefault(engine_noc(engine, nocs), []).extend(parts)
-        used = self.candidate.view.occupancy
-        own = E.maximum(*[E.rate(E.add(*parts), dram_capacity(self.arch, noc, "read", used))
-                          for noc, parts in on_noc.items()])
-        if spread is None:
-            return E.with_label(own, "NoC links from the DRAM banks")
-        both = E.rate(total, sum(dram_capacity(self.arch, noc, "read", used) for noc in range(nocs)))
-        return E.select(spread, both, own, label="NoC links from the DRAM banks")
 
     def store_stage(self, stores: list[Primitive], repeat: E.Expr) -> E.Expr:
         rates = self.arch.rates
