@@ -2,7 +2,8 @@
 device times, with leave-shapes-out cross-validation; write the fit report the YAMLs cite.
 
 The structure is fixed by `loom.cost` / `loom.sim.tensix` (three Tensix threads; a matmul step
-unpacks each `a` tile once per subblock column and each `b` tile once per subblock row); what the
+streams one operand through its unpacker once per tile product and unpacks the other once per
+subblock row or column, as TT-Metal's matmul unpacker does); what the
 published sources do not give is how many cycles the unpacker takes per tile of each format. For
 each candidate value the whole device-time GEMM set of a chip is simulated with every format's
 unpack cost at that value (points of one input format depend only on that format's cost), and

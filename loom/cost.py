@@ -12,11 +12,12 @@ each thread's cycles per item, all read from the architecture description:
 - elementwise and reduction ops: one item per tile; math `vector_unit.cycles_per_tile` of the
   op's cost keys (`loom.ops`); a row reduction packs only its one-tile-wide result, after the
   last item;
-- matmul: one item per step along K (m x n output tiles, k steps); each step unpacks m tiles of
-  `a` and n of `b` (each unpacker its operand) and runs m x n tile products at the fidelity's
-  `matrix_engine.cycles_per_tile`, slowed for thin tiles below `min_rows_full_rate` rows; the
-  m x n result is packed after the last step; `fixed_latency_cycles` of set-up per output
-  subblock (one when none is given).
+- matmul: one item per step along K (m x n output tiles, k steps); each step streams one operand
+  through its unpacker once per tile product (m x n tiles) and unpacks the other, kept in its
+  source register, once per subblock row or column (TT-Metal's matmul unpack, see `matmul`), and
+  runs m x n tile products at the fidelity's `matrix_engine.cycles_per_tile`, slowed for thin
+  tiles below `min_rows_full_rate` rows; the m x n result is packed after the last step;
+  `fixed_latency_cycles` of set-up per output subblock (one when none is given).
 
 Who combines the numbers is not decided here: the simulator runs the three threads as the
 hardware does (`loom.sim.tensix`), the model prices an instruction with its own equation
@@ -129,16 +130,24 @@ def default_fidelity(arch: Arch, *dtypes: str) -> str:
 def matmul(arch: Arch, m: Num, n: Num, k: Num, dtypes: tuple[str, str, str], fidelity: str | None = None,
            rows_valid: int | None = None, subblock: tuple[int, int] | None = None) -> Stages:
     """`acc (+)= a @ b` over m x k and k x n tiles in `subblock` (h, w) pieces (None: one piece);
-    `dtypes` = (a, b, acc)."""
+    `dtypes` = (a, b, acc).
+
+    Per K step and subblock, the matmul unpacker (TT-Metal's `_llk_unpack_AB_matmul_`, Wormhole
+    and Blackhole alike) keeps one operand's tiles in their source register and streams the other:
+    it reuses `a` when w >= h (each of the h tiles of `a` unpacked once, the w tiles of `b` once
+    per `a` tile), else `b`. The streamed operand is unpacked once per tile product, h x w times;
+    the reused one min(h, w) times. A subblock shape does not lower the streamed count."""
     a, b, acc = dtypes
     fidelity = fidelity or default_fidelity(arch, a, b)
-    subblocks = 1
-    a_tiles, b_tiles = m, n
-    if subblock is not None:
-        h, w = subblock
-        subblocks = (m // h) * (n // w)
-        a_tiles, b_tiles = subblocks * h, subblocks * w  # a once per subblock column, b once per row
-    unpack = (a_tiles * unpack_cycles(arch, a), b_tiles * unpack_cycles(arch, b))
+    h, w = subblock if subblock is not None else (m, n)
+    subblocks = (m // h) * (n // w) if subblock is not None else 1
+    u_a, u_b = unpack_cycles(arch, a), unpack_cycles(arch, b)
+    if isinstance(h, int) and isinstance(w, int):
+        reuse_a = w >= h
+    else:  # a symbolic block (the model): stream the operand that is dearer to unpack, a bound
+        reuse_a = u_b >= u_a
+    streamed = m * n
+    unpack = (subblocks * h * u_a, streamed * u_b) if reuse_a else (streamed * u_a, subblocks * w * u_b)
     product = tile_product_cycles(arch, fidelity, rows_valid)
     return Stages(k, unpack, m * n * product, 0, setup=subblocks * arch.matrix_engine.fixed_latency_cycles,
                   drain=m * n * pack_cycles(arch, acc))
