@@ -86,7 +86,7 @@ def tile_bytes(prim: Primitive, tile: tuple[int, int]) -> E.Expr:
     return E.mul(tiles(prim.dims[0], tile), tile[0] * tile[1] * prim.element_bytes)
 
 
-_COMPUTE_PRICES: dict[tuple[int, Primitive], tuple[Arch, E.Expr]] = {}
+_COMPUTE_PRICES: dict[tuple[int, Primitive, bool], tuple[Arch, E.Expr]] = {}
 """Each compute primitive's price on a chip, shared by the candidates of a kernel (they price the same ops);
 the chip is kept with its price, so an id reused by another chip never matches."""
 
@@ -123,7 +123,10 @@ class LatencyModel:
             finally:
                 self.diagonal_masks = outer
         if isinstance(heg, Compute):
-            return E.add(*[self.compute(p, repeat) for p in heg.ops])
+            # a body's leading matmul reads loaded blocks: its unpacking starts while math finishes the
+            # instruction before it (the last K step's, in a K loop), so it costs its busiest thread
+            return E.add(*[self.compute(p, repeat, streamed=i == 0 and p.kind == "matmul")
+                           for i, p in enumerate(heg.ops)])
         if isinstance(heg, Combine):
             return self.combine(heg, repeat)
         return self.pipe(heg, repeat)
@@ -379,14 +382,16 @@ class LatencyModel:
         op = ops.lookup("unary" if name == "exp" else "binary", name)
         return cost.eltwise(self.arch, op, count, (dtype,) * (2 if op.form == "binary" else 1), dtype)
 
-    def compute(self, prim: Primitive, repeat: E.Expr) -> E.Expr:
-        key = (id(self.arch), prim)  # a compute op's price depends on it and the chip alone, not on the candidate
+    def compute(self, prim: Primitive, repeat: E.Expr, streamed: bool = False) -> E.Expr:
+        # a compute op's price depends on it and the chip alone, not on the candidate
+        key = (id(self.arch), prim, streamed)
         known = _COMPUTE_PRICES.get(key)
         if known is None or known[0] is not self.arch:
             label = f"{prim.kind}@{prim.loc}" if prim.kind == "matmul" else prim.label
             if len(_COMPUTE_PRICES) > 50_000:
                 _COMPUTE_PRICES.clear()
-            known = _COMPUTE_PRICES[key] = (self.arch, instruction(self.arch, self.stages(prim), label))
+            price = (instruction_throughput if streamed else instruction)(self.arch, self.stages(prim), label)
+            known = _COMPUTE_PRICES[key] = (self.arch, price)
         cost_ = known[1]
         if self.diagonal_masks is not None and prim.ops == ("loom.position_mask",):
             self.diagonal_masks.append(cost_)  # priced once per diagonal block (`diagonal`)
@@ -435,9 +440,19 @@ def instruction(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.
     return E.add(pack_end, stages.drain, label=label)
 
 
+def instruction_throughput(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.Expr:
+    """The model's price of one compute instruction whose unpacking overlaps the instruction before it
+    (its inputs were loaded, not just computed): the busiest of the three threads, max(n u, s + n m,
+    n p + d), its first item's fill hidden behind the previous instruction's math."""
+    n = stages.items
+    u = E.maximum(*stages.unpack, 0)
+    return E.maximum(E.mul(n, u), E.add(stages.setup, E.mul(n, stages.math)),
+                     E.add(E.mul(n, stages.pack), stages.drain), label=label)
+
+
 def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:
     return LatencyModel(arch, candidate).build(heg)
 
 
-__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "instruction", "tile_bytes",
-           "tiles"]
+__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "instruction",
+           "instruction_throughput", "tile_bytes", "tiles"]
