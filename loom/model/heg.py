@@ -24,8 +24,8 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from xdsl.dialects import affine, arith, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import affine, arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -35,6 +35,7 @@ from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, element_bytes, symbolic_dims
 from loom.mapping.candidates import Candidate, Transfer
 from loom.mapping.reduction import Split
+from loom.mapping.reuse import index_dependencies
 from loom.ops import CONVERSIONS
 
 Dim = int | str  # a static extent or a loom.sym label
@@ -54,6 +55,8 @@ class Primitive:
     loc: str = ""
     dtype: str = ""
     dtypes: tuple[str, ...] = ()  # compute ops: the dtype names of the inputs, then of the output
+    row_tiles: int = 0  # loads and stores: the global tensor's rows, in tiles (0: not a static 2-D layout)
+    same_columns: bool = False  # loads and stores: every core's block starts at the same column
 
     @property
     def label(self) -> str:
@@ -227,6 +230,28 @@ def _buffer_label(view: SSAValue) -> str:
     return label.data if label is not None else "?"
 
 
+def _row_tiles(subview: memref.SubviewOp) -> int:
+    """A global tensor's row length in 32-wide tiles, the stride between the tile ids of its rows in
+    DRAM's interleaved layout (0 where its last extent is not static or it is a vector)."""
+    shape = subview.source.type.get_shape()
+    return -(-shape[-1] // 32) if len(shape) >= 2 and shape[-1] > 0 else 0
+
+
+def _same_columns(subview: memref.SubviewOp) -> bool:
+    """Whether an access's column offset depends on no grid index: every core's block starts at the
+    same column (a GEMM's A blocks at the K step all cores are on)."""
+    dynamic = iter(subview.offsets)
+    offsets = [next(dynamic) if o == DYNAMIC_INDEX else o for o in subview.static_offsets.get_values()]
+    last = offsets[-1]
+    if isinstance(last, int):
+        return True
+    grid = subview.parent_op()
+    while grid is not None and not isinstance(grid, affine.ParallelOp):
+        grid = grid.parent_op()
+    axes = set(grid.body.block.args) if grid is not None else set()
+    return not (index_dependencies(last) & axes)
+
+
 def _loc(op: Operation) -> str:
     loc = op.attributes.get("loom.loc")
     return loc.data if loc is not None else ""
@@ -252,7 +277,8 @@ def _read_primitive(op: Operation) -> Primitive | None:
         glob = op.source if load else op.dest
         tensor = glob.owner.source.name_hint or "?"
         return Primitive("load" if load else "store", (buffer_dims(l1),), _element_bytes(l1), tensor=tensor,
-                         buffer=_buffer_label(l1), loc=_loc(op), dtype=str(l1.type.element_type))
+                         buffer=_buffer_label(l1), loc=_loc(op), dtype=str(l1.type.element_type),
+                         row_tiles=_row_tiles(glob.owner), same_columns=_same_columns(glob.owner))
     if isinstance(op, MatmulOp):
         lhs, rhs = op.inputs
         return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),

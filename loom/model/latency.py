@@ -42,6 +42,7 @@ Each priced term carries a category (dram, noc, compute, fixed) for the report.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from loom import cost, ops
@@ -316,8 +317,24 @@ class LatencyModel:
                              *[E.add(*pushes) for pushes in multicasts.values() if pushes])
         bounds = [E.rate(self.chip_reads(loads), self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
                   self.bank_links(loads, [], spread)]
+        bounds += [self.fewer_banks(p, self.chip_read(p)) for p in loads if self.crowds_banks(p)]
         bounds += [E.add(*parts, label="NoC links into the reading cores") for parts in lines.values()]
         return E.add(E.maximum(per_core, *bounds), self.arch.dram.read_latency_cycles, label="load stage")
+
+    def crowds_banks(self, prim: Primitive) -> bool:
+        """Whether the cores' blocks of an access can share fewer than all DRAM banks: they start at one
+        column and the tensor's rows are a multiple of some banks apart in the interleaved layout."""
+        return prim.same_columns and prim.row_tiles > 0 and math.gcd(prim.row_tiles, self.arch.dram.banks) > 1
+
+    def fewer_banks(self, prim: Primitive, chip_bytes: E.Expr) -> E.Expr:
+        """The cores' blocks of an access that all start at one column, in DRAM's interleaved layout (tile i
+        in bank i mod B; rows L tiles apart): their rows start on the B / g banks that are multiples of
+        g = gcd(L, B) apart, and a block w tiles wide covers min(g, w) banks from each, so the chip's
+        `chip_bytes` of it are served by (B / g) min(g, w) of the B banks (all when w >= g)."""
+        g = math.gcd(prim.row_tiles, self.arch.dram.banks)
+        width = E.ceil_div(dim_expr(prim.dims[0][-1]), self.tile[1])
+        return E.rate(E.ceil_div(E.mul(chip_bytes, g), E.minimum(g, width)), self.arch.dram.bandwidth_bytes_per_cycle,
+                      label=f"DRAM banks under the blocks of {prim.tensor}")
 
     def arrival_bandwidth(self, engine: str, prim: Primitive) -> int:
         """Bytes per cycle that can arrive at the cores reading `prim` from DRAM. A NoC ends its
@@ -340,7 +357,10 @@ class LatencyModel:
                          self.arch.noc.transfer_issue_cycles * len(stores))
         self.result.categories["dram"].append(E.mul(repeat, per_core))
         total = self.chip_writes(stores)
+        crowded = [self.fewer_banks(p, E.mul(self.candidate.roots, block_bytes(p)))
+                   for p in stores if self.crowds_banks(p)]
         shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
+                           *crowded,
                            E.rate(total, dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write",
                                                        self.candidate.view.occupancy),
                                   label="NoC links into the DRAM banks"))
