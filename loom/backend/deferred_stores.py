@@ -42,10 +42,10 @@ def _deferred(body, cb: str, first: bool) -> tuple[list[Instr], CbWait | None]:
                                    "expected stores after that loop")
         if isinstance(ins, Loop) and isinstance(ins.count, int) and ins.count > 0 and _waits(ins.body, cb):
             if first:  # peel: iteration 0 waits first, the others free the block before them
-                head, last = _deferred(_subst(ins.body, ins.var, 0), cb, True)
+                head, last = _deferred(substitute(ins.body, ins.var, 0), cb, True)
                 out += head
                 if ins.count > 1:
-                    rest, _ = _deferred(_subst(ins.body, ins.var, Affine.var(ins.var) + 1), cb, False)
+                    rest, _ = _deferred(substitute(ins.body, ins.var, Affine.var(ins.var) + 1), cb, False)
                     out.append(Loop(ins.var, ins.count - 1, tuple(rest)))
                 first = False
             else:
@@ -66,7 +66,7 @@ def _waits(body, cb: str) -> bool:
     return any(isinstance(i, CbWait) and i.cb == cb for i in walk(body))
 
 
-def _subst(body, var: str, value) -> list[Instr]:
+def substitute(body, var: str, value) -> list[Instr]:
     return [_subst_value(ins, var, value) for ins in body]
 
 

@@ -10,8 +10,8 @@ what that role does:
   one storage slot share it.
 - DRAM loads of a pipe stage alternate between the reader and the writer (`loom.mapping.engines`), stores
   go to the writer, linalg ops to compute (`compute_instructions.py`). Loads wait for their reads
-  only; a store whose buffer has two slots is not waited for at once, so the writer's next loads
-  overlap it (`deferred_stores.py`).
+  only; a store whose buffer has two slots is not waited for at once (`deferred_stores.py`), and the
+  writer issues its next loads before it waits for the block to store (`prefetched_loads.py`).
 - Cores sharing a multicast along an axis run in lockstep: each runs the busiest core's blocks of
   that axis, past its last tile on padding; a tensor is padded to every block that touches it
   (and to whole tiles), and moves only its real tiles (`Tensor.valid`).
@@ -49,6 +49,7 @@ from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
 from loom.backend.dram_reads import block_reads
+from loom.backend.prefetched_loads import prefetch_loads
 from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.loops import until_bounds
@@ -89,8 +90,7 @@ _ROLE_LISTS = ("reader", "compute", "writer", "hoist_reader", "hoist_writer")
 
 
 def _defers_stores(buf: _Buf) -> bool:
-    """Whether the writer waits for the stores from `buf` later (`deferred_stores`), not at once:
-    with two slots or more, compute can fill the next block while the last one is stored."""
+    """A CB of two slots or more: its stores are waited for later, its loads issued a block ahead."""
     return buf.kind == "cb" and buf.slots >= 2
 
 
@@ -314,10 +314,11 @@ class ProgramBuilder:
         if self.split:
             sems += [P.Semaphore(READY), P.Semaphore(VALID)]
         deferred = {b.name for b in self.buffers.values() if b.consumer == "writer" and _defers_stores(b)}
+        prefetched = {b.name for b in self.buffers.values() if b.producer == "writer" and _defers_stores(b)}
         groups = []
         for coord, index in self.cores():
             roles, extra_cbs, extra_locals = self.core_roles(coord, index)
-            writer = defer_store_pops(list(roles.writer), deferred)
+            writer = defer_store_pops(prefetch_loads(list(roles.writer), prefetched), deferred)
             groups.append(P.CoreGroup((coord,), tuple(cbs.values()) + extra_cbs,
                                       tuple(locals_.values()) + extra_locals, tuple(sems),
                                       tuple(roles.reader), tuple(roles.compute), tuple(writer),
