@@ -18,6 +18,7 @@ The matrix engine's minimum of 32 per dimension is implied by the alignment.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
@@ -52,11 +53,13 @@ class CandidateModel:
 def block_domains(module: ModuleOp, arch: Arch, exact_only: bool = False) -> dict[str, list[int]]:
     """Each block size's domain (`loom.mapping.block_sizes`); loops that tile one dimension share a label,
     and its blocks divide the padded extent if any of them is masked (all of them with `exact_only`:
-    TT-Lang's candidates, whose tensors are not padded past their tiles)."""
-    align = arch.tiling.block_alignment
+    TT-Lang's candidates, whose tensors are not padded past their tiles). A grid axis's domain also
+    holds one core's share of it over each grid dimension and the whole grid; a device loop's does not."""
+    align, shares = arch.tiling.block_alignment, (*arch.grid.dims, math.prod(arch.grid.dims))
     syms = [op for op in module.walk() if isinstance(op, SymOp)]
     exact = {op.label for op in syms if op.masked is not None or exact_only}
-    return {op.label: block_sizes(op.upper_bound.value.data, align, exact=op.label in exact) for op in syms}
+    return {op.label: block_sizes(op.upper_bound.value.data, align, op.label in exact,
+                                  () if op.reduction is not None else shares) for op in syms}
 
 
 def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:

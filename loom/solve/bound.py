@@ -44,7 +44,7 @@ from loom.model.problem import Problem
 
 __all__ = ["Bound", "MAX_POINTS", "lower_bound"]
 
-MAX_POINTS = 1 << 14  # grid points per problem: about a millisecond of numpy per candidate
+MAX_POINTS = 1 << 15  # grid points per problem: about two milliseconds of numpy per candidate
 _LIMIT = 2**62
 
 

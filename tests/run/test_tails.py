@@ -129,6 +129,21 @@ def test_block_sizes_need_not_divide_an_extent_no_reduction_masks():
     assert block_sizes(1000, 32, exact=True) == [32, 64, 128, 256, 512, 1024]
 
 
+def test_one_cores_share_of_an_axis_is_a_block_too():
+    """TTNN's per-core blocks: 64 tiles over Blackhole's 13 columns and 10 rows are 5 and 7 tiles, neither a
+    divisor nor a power of two; where blocks may reach past the tiles they are in the domain."""
+    assert {160, 224} <= set(block_sizes(2048, 32, shares=(13, 10, 130)))
+    assert {160, 224}.isdisjoint(block_sizes(2048, 32, exact=True, shares=(13, 10, 130)))
+    source = load_kernel_file(EXAMPLES / "matmul.py")
+    module = loom.lower(source.kernel, source.example_args({"M": 2048, "N": 2048, "K": 64})).module
+    assert 224 in block_domains(module, load_arch("blackhole_p150"))["tile_m"]
+    args = source.example_args({"M": 2048, "N": 640, "K": 64})
+    compilation = compile_kernel(source.kernel, args, "blackhole_p150",
+                                 block_sizes={"tile_m": 224, "tile_n": 160, "tile_k": 64})
+    outcome = run(compilation, args, reference=source.reference)  # 2048 rows padded to 2240, 640 columns to 800
+    assert outcome.check.ok, outcome.check
+
+
 def test_a_masked_reduction_keeps_dividing_blocks():
     """softmax over 992 columns: the column block is masked before `amax`, so it must divide 992."""
     source = load_kernel_file(EXAMPLES / "softmax.py")
