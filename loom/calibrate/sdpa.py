@@ -9,8 +9,8 @@ the key chunk divides the query chunk); every feature outside them is a named sk
 variant other than the legacy kernel (the newer "routed" precision recipes are different kernels;
 TTNN's SDPA baselines model the legacy one). A row inside them is compiled with TTNN's core split and
 the row's Q/K chunk sizes as block sizes, simulated on the 13x10 p150, and compared on op time (ms).
-Math fidelity and fp32 dest accumulation in the description are not modelled (the simulator prices the
-bf16 default).
+A math fidelity the description states ("HiFi4 + FP32") prices the matrix engine; fp32 dest accumulation
+is not modelled, and a row that states no fidelity runs the bf16 default (HiFi2).
 """
 
 from __future__ import annotations
@@ -92,6 +92,10 @@ def plan_sdpa(point: Point) -> Plan:
         H, KV = int(shape["q_heads"]), int(shape["kv_heads"])
     qc, kc = int(chunks.group(1)), int(chunks.group(2))
     arch = arch_for(point.chip, (13, 10))
+    stated = re.search(r"\b(lofi|hifi2|hifi3|hifi4)\b", low)
+    fidelity = next((f for f in arch.matrix_engine.cycles_per_tile if stated and f.lower() == stated.group(1)), "")
+    if stated and not fidelity:
+        raise Skip(f"math fidelity {stated.group(1)} not priced in {arch.name}", text)
     tile = arch.tiling.tile_rows
     if D % tile or L % qc or L % kc or qc % tile or kc % tile:
         raise Skip("sequence or head dim not a whole number of chunks / tiles", text)
@@ -104,8 +108,8 @@ def plan_sdpa(point: Point) -> Plan:
         except LoomError as err:
             raise Skip(f"causal SDPA that TTNN's causal baseline cannot lay out: {err.message.split(':')[0]}",
                        text) from None
-    spec = SimSpec("sdpa_causal", arch.name, (B, H, KV, L, D, qc, kc)) if causal else \
-        SimSpec("sdpa", arch.name, (B, H, L, D, qc, kc))
+    spec = SimSpec("sdpa_causal", arch.name, (B, H, KV, L, D, qc, kc, fidelity)) if causal else \
+        SimSpec("sdpa", arch.name, (B, H, L, D, qc, kc, fidelity))
     flop = 4.0 * B * H * L * L * D / 1e9 / (2 if causal else 1)  # causal: about half the score matrix
 
     def finish(results: list) -> Row:
@@ -113,12 +117,13 @@ def plan_sdpa(point: Point) -> Plan:
         predicted = r["kernel_cycles"] / arch.clock_ghz / 1e6
         return Row(point.id, point.chip, point.kernel, "op_time_ms", value, predicted, None, arch.name,
                    "sdpa_causal_legacy" if causal else "sdpa_legacy", "bfloat16", flop,
-                   f"B{B} H{H}{f'/{KV}' if KV != H else ''} L{L} D{D}, Q{qc}/K{kc}, TTNN core split; {r['note']}")
+                   f"B{B} H{H}{f'/{KV}' if KV != H else ''} L{L} D{D}, Q{qc}/K{kc}, {fidelity or 'HiFi2'}, "
+                   f"TTNN core split; {r['note']}")
 
     return Plan(point, [spec], finish)
 
 
-def sdpa_figures(arch_name: str, B: int, H: int, L: int, D: int, qc: int, kc: int) -> dict:
+def sdpa_figures(arch_name: str, B: int, H: int, L: int, D: int, qc: int, kc: int, fidelity: str = "") -> dict:
     """Compile the flash-attention example with TTNN's SDPA core split and the row's chunks; simulate."""
     from loom.arch import load_arch
     from loom.baselines.schedules import ttnn_flash_attention
@@ -126,10 +131,11 @@ def sdpa_figures(arch_name: str, B: int, H: int, L: int, D: int, qc: int, kc: in
     shape = {"B": B, "H": H, "L": L, "D": D}
     baseline = ttnn_flash_attention(shape, load_arch(arch_name))
     baseline.schedule.block_sizes = {"tile_m": qc, "tile_n": kc}
-    return _simulated(baseline, "flash_attention", shape)
+    return _simulated(baseline, "flash_attention", shape, fidelity)
 
 
-def sdpa_causal_figures(arch_name: str, B: int, H: int, KV: int, L: int, D: int, qc: int, kc: int) -> dict:
+def sdpa_causal_figures(arch_name: str, B: int, H: int, KV: int, L: int, D: int, qc: int, kc: int,
+                        fidelity: str = "") -> dict:
     """Compile the causal-attention example with TTNN's causal SDPA (its core split and balanced Q split)
     at the row's chunks; simulate."""
     from loom.arch import load_arch
@@ -137,20 +143,29 @@ def sdpa_causal_figures(arch_name: str, B: int, H: int, KV: int, L: int, D: int,
 
     shape = {"B": B, "H": H, "KV": KV, "L": L, "D": D}
     return _simulated(ttnn_causal_attention(shape, load_arch(arch_name), q_chunk=qc, k_chunk=kc),
-                      "causal_attention", shape)
+                      "causal_attention", shape, fidelity)
 
 
-def _simulated(baseline, example: str, shape: dict) -> dict:
+def _simulated(baseline, example: str, shape: dict, fidelity: str = "") -> dict:
     from loom.kernel_file import load_kernel_file
     from loom.pipeline import compile as compile_kernel
     from loom.run import run
 
     source = load_kernel_file(EXAMPLES / f"{example}.py")
     args = source.example_args(shape, meta=True)
-    compiled = compile_kernel(source.kernel, args, baseline.arch, shape=shape, schedule=baseline.schedule)
-    sim = run(compiled, args, placed_on=baseline.placed_on).sim
+    arch, placed_on = (baseline.arch, baseline.placed_on) if not fidelity else \
+        (with_fidelity(baseline.arch, fidelity), baseline.placed_on and with_fidelity(baseline.placed_on, fidelity))
+    compiled = compile_kernel(source.kernel, args, arch, shape=shape, schedule=baseline.schedule)
+    sim = run(compiled, args, placed_on=placed_on).sim
     return {"kernel_cycles": float(sim.kernel_cycles),
             "note": "; ".join(baseline.schedule.notes[1:]) or "cores on the real grid"}
+
+
+def with_fidelity(arch, fidelity: str):
+    """The architecture with every input dtype's default math fidelity set to `fidelity` (a row's stated one)."""
+    engine = arch.matrix_engine
+    fidelities = {dtype: fidelity for dtype in engine.default_fidelity}
+    return arch.model_copy(update={"matrix_engine": engine.model_copy(update={"default_fidelity": fidelities})})
 
 
 BUILDERS["sdpa"] = sdpa_figures

@@ -11,6 +11,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from loom import cost
+from loom.arch import load_arch
 from loom.calibrate import CalibrationFileError, calibrate, load_points
 from loom.calibrate.common import Plan, Row
 from loom.calibrate.run import plan_point
@@ -131,7 +133,6 @@ def test_ttnn_1d_multicast_program_computes_the_product():
     import numpy as np
     import torch
 
-    from loom.arch import load_arch
     from loom.baselines.ttnn_matmul import matmul_default_config
     from loom.calibrate.gemm1d import gemm_1d_in0_program
     from loom.sim import simulate
@@ -150,12 +151,22 @@ def test_ttnn_1d_multicast_program_computes_the_product():
 
 @needs_files
 def test_causal_sdpa_rows_use_the_causal_kernel_where_loom_expresses_them():
-    """Gemma-4's causal 4/1-head row (Q128/K128) and Qwen3-VL's legacy 32/8-head row (Q128/K512: a key chunk
-    longer than the query chunk) are planned on the causal example with TTNN's causal split."""
+    """Gemma-4's causal 4/1-head row (Q128/K128, "HiFi4 + FP32": its stated fidelity) and Qwen3-VL's legacy
+    32/8-head row (Q128/K512: a key chunk longer than the query chunk; no fidelity stated) are planned on the
+    causal example with TTNN's causal split."""
     points = {p.id: p for p in load_points(GROUND_TRUTH / "sdpa_blackhole_p150.yaml")}
     plan = plan_point(points["p01612"])
     assert isinstance(plan, Plan)
-    assert [(s.kind, s.args) for s in plan.specs] == [("sdpa_causal", (1, 4, 1, 4096, 512, 128, 128))]
+    assert [(s.kind, s.args) for s in plan.specs] == [("sdpa_causal", (1, 4, 1, 4096, 512, 128, 128, "HiFi4"))]
     wide = plan_point(points["p01564"])
     assert isinstance(wide, Plan)
-    assert [(s.kind, s.args) for s in wide.specs] == [("sdpa_causal", (1, 32, 8, 4096, 128, 128, 512))]
+    assert [(s.kind, s.args) for s in wide.specs] == [("sdpa_causal", (1, 32, 8, 4096, 128, 128, 512, ""))]
+
+
+def test_a_stated_fidelity_prices_the_matrix_engine():
+    from loom.calibrate.sdpa import with_fidelity
+
+    arch = load_arch("blackhole_p150")
+    slow = with_fidelity(arch, "HiFi4")
+    assert set(slow.matrix_engine.default_fidelity.values()) == {"HiFi4"}
+    assert cost.default_fidelity(slow, "bfloat16") == "HiFi4" and cost.default_fidelity(arch, "bfloat16") != "HiFi4"
