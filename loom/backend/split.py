@@ -49,6 +49,7 @@ from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
 from loom.backend.dram_reads import block_reads
+from loom.backend.padding import padded_shape, whole_tiles
 from loom.backend.prefetched_loads import prefetch_loads
 from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
@@ -122,7 +123,7 @@ class ProgramBuilder:
                 self.kept.update({b: (hoist.loop, _tiles(hoist.extent, block)) for b in hoist.buffers})
         self.buffers = self._classify(doubled)
         # axes whose cores share a multicast run in lockstep: each core runs the busiest one's blocks,
-        # past the last tile on padding (`_whole_blocks` pads the tensors to them)
+        # past the last tile on padding (`padding.padded_shape` pads the tensors to them)
         shared = {axis for t in candidate.transfers if t.receivers > 1 for axis in t.access.spatial}
         self.lockstep = {a.axis for a in candidate.axes if a.axis in shared and a.block is not None}
         # loops to a tile's end whose cores run block pairs from both ends (the `balance_` knobs)
@@ -301,8 +302,8 @@ class ProgramBuilder:
                     f"tensor '{arg.name_hint}' has rank {len(shape)}; the per-core backends lay global tensors "
                     "out in 32x32 tiles and need rank 2 or more (give it a leading dimension of 1)"),
                     first_access, self.module)
-            padded = self._whole_blocks(arg, shape)
-            past_tiles = padded != (*shape[:-2], *self._whole_tiles(shape))  # some block reaches past the tiles
+            padded = self._padded(arg, shape)
+            past_tiles = padded != (*shape[:-2], *whole_tiles(shape, self.tile))  # some block reaches past the tiles
             tensors.append(P.Tensor(arg.name_hint, padded, dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input",
                                     valid=tuple(shape) if past_tiles else None, vector=vectors.get(arg.name_hint)))
@@ -325,25 +326,16 @@ class ProgramBuilder:
                                       name=f"core {coord}"))
         return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
 
-    def _whole_tiles(self, shape: list[int]) -> tuple[int, int]:
-        return tuple(_tiles(s, t) * t for s, t in zip(shape[-2:], self.tile))
-
-    def _whole_blocks(self, arg: SSAValue, shape: list[int]) -> tuple[int, ...]:
-        """A global tensor's shape padded to whole tiles and to every block that reads or writes it: a
-        block size that does not divide a dimension (`loom.mapping.block_sizes`) reaches past its tiles."""
-        padded = list(shape[:-2]) + list(self._whole_tiles(shape))
+    def _padded(self, arg: SSAValue, shape: list[int]) -> tuple[int, ...]:
+        """`padding.padded_shape`: every core of a lockstep axis runs the busiest one's blocks."""
         lockstep = {a.block: a for a in self.candidate.axes if a.axis in self.lockstep and a.block}
-        for sv in [u.operation for u in arg.uses if isinstance(u.operation, memref.SubviewOp)]:
-            dynamic = iter(sv.sizes)
-            for dim, size in enumerate(sv.static_sizes.get_values()):
-                if size == DYNAMIC_INDEX:
-                    label = next(dynamic).owner.label
-                    block = self.sizes[label]
-                    blocks = _tiles(shape[dim], block)
-                    if label in lockstep:  # every core of the axis runs the busiest one's blocks
-                        blocks = self.trips(lockstep[label].axis)[1] * lockstep[label].spatial
-                    padded[dim] = max(padded[dim], blocks * block)
-        return tuple(padded)
+        within = {op.ub.owner.rhs.owner.label: op.attributes["loom.within"].data for op in self.grid.walk()
+                  if isinstance(op, scf.ForOp) and "loom.within" in op.attributes
+                  and isinstance(op.ub.owner.rhs.owner, SymOp)}
+
+        def blocks(label: str) -> int | None:
+            return self.trips(lockstep[label].axis)[1] * lockstep[label].spatial if label in lockstep else None
+        return padded_shape(arg, shape, self.tile, self.sizes, blocks, within)
 
     def _reserve_buffer(self, copy: CopyOp) -> SSAValue:
         return copy.dest.owner.buffer

@@ -64,9 +64,11 @@ class ControlFlowLowering:
             raise UnsupportedError("device loops over several dimensions at once are not supported yet",
                                    self.k.location(node))
         block = self.k.blocks[loop.block_ids[0]]
-        if begins != [0] or not (all(isinstance(e, int) for e in ends) or block.bounded_by is not None):
+        if block.within is None and (begins != [0] or not (all(isinstance(e, int) for e in ends)
+                                                           or block.bounded_by is not None)):
             raise UnsupportedError("device loops must start at 0 and end at a static extent or at an enclosing "
-                                   "tile's end (`hl.tile(0, tile_m.end)`)", self.k.location(node))
+                                   "tile's end (`hl.tile(0, tile_m.end)`), or walk an enclosing tile "
+                                   "(`hl.tile(tile_m.begin, tile_m.end)`)", self.k.location(node))
         # Loop-carried tiles: the phi nodes after the loop pair each output with its initial value.
         phis = {}
         for user in node.users:
@@ -80,7 +82,8 @@ class ControlFlowLowering:
                 raise UnsupportedError("a loop result without an initial value is not supported",
                                        self.k.location(node))
             inits.append(self.materialize(env[phis[i]], node))
-        count = self.trip_count(block, ends[0]) if block.bounded_by is None else self.bounded_trip_count(block, node)
+        count = self.within_trip_count(block, node) if block.within is not None else \
+            self.trip_count(block, ends[0]) if block.bounded_by is None else self.bounded_trip_count(block, node)
         body = Block(arg_types=[INDEX] + [t.value.type for t in inits])
         body.args[0].name_hint = f"{block.label}_idx"
         for arg, init in zip(body.args[1:], inits):
@@ -109,6 +112,8 @@ class ControlFlowLowering:
         for_op = self.located(scf.ForOp(self.const(0), count, self.const(1), [t.value for t in inits], body), node)
         if block.bounded_by is not None:
             for_op.attributes["loom.until"] = StringAttr(self.k.blocks[block.bounded_by].label)
+        if block.within is not None:
+            for_op.attributes["loom.within"] = StringAttr(self.k.blocks[block.within].label)
         del self.iv_value[block.block_id]
         for res, init in zip(for_op.results, inits):
             res.name_hint = init.value.name_hint

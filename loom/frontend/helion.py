@@ -34,6 +34,7 @@ class BlockInfo:
     fixed: int | None  # a block size written in the source (`block_size=[1, …]`), else None
     symbol: object  # the sympy symbol Helion uses for the block size in FX shapes
     bounded_by: int | None = None  # a loop to an outer tile's end (`hl.tile(0, tile_m.end)`): that block's id
+    within: int | None = None  # a loop over an outer tile (`hl.tile(tile_m.begin, tile_m.end)`): that block's id
 
 
 @dataclass
@@ -170,7 +171,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
-    bounded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
+    bounded, within, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
@@ -182,11 +183,17 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
                                               bounded_by=outer.block_id)
             continue
+        if within.get(info.block_id) in blocks:  # it walks the outer tile in smaller tiles: at most its extent
+            outer = blocks[within[info.block_id]]
+            blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
+                                              within=outer.block_id)
+            continue
         if not isinstance(info.size, int) and info.block_id in shifted:
             raise UnsupportedError(
                 f"`{label}` starts at an enclosing tile (`hl.tile(tile.begin, …)`, a banded loop): not supported "
                 "yet; expected a loop from 0, to a static extent or to an enclosing tile's end "
-                "(`hl.tile(0, tile_m.end)`)", _node_location(shifted[info.block_id], source_file, source_lines))
+                "(`hl.tile(0, tile_m.end)`), or over a whole enclosing tile (`hl.tile(tile_m.begin, tile_m.end)`)",
+                _node_location(shifted[info.block_id], source_file, source_lines))
         if not isinstance(info.size, int):
             raise UnsupportedError(
                 f"`{label}` tiles a dimension of symbolic size {info.size}; expected a static size "
@@ -250,28 +257,37 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 _MISSING = object()
 
 
-def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, torch.fx.Node]]:
+def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, int], dict[int, torch.fx.Node]]:
     """Loop block id -> outer block id, for each device loop `hl.tile(0, tile_m.end)`: it starts at 0
     and ends where an enclosing tile ends (causal attention's keys up to the query block's last row);
-    and loop block id -> its `_for_loop` node, for each loop that starts elsewhere than 0."""
+    the same for each loop `hl.tile(tile_m.begin, tile_m.end)`, which walks an enclosing tile in smaller
+    tiles; and loop block id -> its `_for_loop` node, for each other loop that starts elsewhere than 0."""
     by_var: dict = {}
     for info in block_sizes:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
-    out, shifted = {}, {}
+
+    def outer_of(node, target: str) -> int | None:  # `tile_begin(tile_m)` / `tile_end(tile_m)`: tile_m's id
+        if not isinstance(node, torch.fx.Node) or _target_name(node) != target:
+            return None
+        size = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
+        return by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
+
+    out, within, shifted = {}, {}, {}
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
             if _target_name(node) != "_for_loop":
                 continue
             graph_id, begins, ends, _ = node.args
-            if begins != [0]:
-                shifted.update({block: node for block in device_ir.graphs[graph_id].block_ids})
-            if begins != [0] or len(ends) != 1 or _target_name(ends[0]) != "tile_end":
+            inner = device_ir.graphs[graph_id].block_ids
+            if len(begins) == len(ends) == 1 and outer_of(begins[0], "tile_begin") is not None \
+                    and outer_of(begins[0], "tile_begin") == outer_of(ends[0], "tile_end"):
+                within[inner[0]] = outer_of(ends[0], "tile_end")
                 continue
-            size = ends[0].args[0].meta.get("val") if isinstance(ends[0].args[0], torch.fx.Node) else None
-            outer = by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
-            if outer is not None:
-                out[device_ir.graphs[graph_id].block_ids[0]] = outer
-    return out, shifted
+            if begins != [0]:
+                shifted.update({block: node for block in inner})
+            if begins == [0] and len(ends) == 1 and outer_of(ends[0], "tile_end") is not None:
+                out[inner[0]] = outer_of(ends[0], "tile_end")
+    return out, within, shifted
 
 
 def _with_static_shapes(kernel):

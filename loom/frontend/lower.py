@@ -198,6 +198,15 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         end = self.b.insert(arith.MinUIOp(end, self.const(outer.extent))).result
         return self.b.insert(arith.CeilDivUIOp(end, self.size_value[block.block_id])).result
 
+    def within_trip_count(self, block: BlockInfo, node: torch.fx.Node) -> SSAValue:
+        """Trips of `hl.tile(outer.begin, outer.end)`: ceil(outer block / block); the solver keeps the block a
+        divisor of the outer one (`loom.within`), so every trip is a whole block."""
+        outer = self.k.blocks[block.within]
+        if outer.block_id not in self.iv_value:
+            raise UnsupportedError(f"a loop over `{outer.label}` needs `{outer.label}` to be an enclosing tile",
+                                   self.k.location(node))
+        return self.b.insert(arith.CeilDivUIOp(self.size_value[outer.block_id], self.size_value[block.block_id])).result
+
     def dim_of(self, size: object) -> object:
         """A tensor dimension from FX metadata: a static int or the BlockInfo of a block-size symbol."""
         if isinstance(size, int):

@@ -96,8 +96,7 @@ class TailLowering:
         loop tiles (the whole dimension)."""
         if block.block_id not in self.iv_value:
             return self.const(0)
-        size_value = self.const(block.fixed) if block.fixed is not None else self.size_value[block.block_id]
-        return self.b.insert(arith.MuliOp(self.iv_value[block.block_id], size_value)).result
+        return self.tile_start(block)
 
     def masked_block_ids(self) -> set[int]:
         """The blocks a masked reduction runs over (a `_mask_to` whose users reduce along them), tail or

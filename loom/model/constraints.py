@@ -119,6 +119,10 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
         l1 = E.add(l1, combine_footprint(heg, (arch.tiling.tile_rows, arch.tiling.tile_cols)))
     constraints = [Constraint(f"L1 footprint <= {arch.l1.usable_bytes} bytes (usable L1 of {arch.name})",
                               l1, arch.l1.usable_bytes)]
+    for loop in [n for n in nodes(heg) if isinstance(n, For) and isinstance(n.trips[0], str)]:
+        outer, block = dim_expr(loop.trips[0]), dim_expr(loop.trips[1])  # a loop over an enclosing tile
+        constraints.append(Constraint(f"{loop.trips[1]} divides {loop.trips[0]} (the loop {loop.name} walks a "
+                                      f"{loop.trips[0]} tile)", E.mul(E.ceil_div(outer, block), block), outer, "=="))
     for loop in [n for n in nodes(heg) if isinstance(n, For) and n.until is not None]:
         outer, block = dim_expr(loop.until.block), dim_expr(loop.trips[1])
         small, large = E.minimum(outer, block), E.maximum(outer, block)

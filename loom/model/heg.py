@@ -307,12 +307,13 @@ def _dtypes(op: Operation) -> tuple[str, ...]:
 
 def _loop_trips(loop: scf.ForOp) -> tuple[Dim, Dim]:
     """(extent, block) of a device loop `for i in 0..ceil(extent / block)`; of one to an enclosing tile's
-    end, `ceil(min(end, extent) / block)`, the most it runs."""
+    end, `ceil(min(end, extent) / block)`, the most it runs; of one over an enclosing tile, that tile's
+    block is the extent (a label)."""
     ub, until = loop.ub.owner, until_bounds(loop)
     if until is not None:
         return until.extent.owner.value.value.data, _dim(until.block)
     if isinstance(ub, arith.CeilDivUIOp):
-        return ub.lhs.owner.value.value.data, _dim(ub.rhs)
+        return _dim(ub.lhs), _dim(ub.rhs)
     return ub.value.value.data, 1
 
 
@@ -386,7 +387,7 @@ def _hoist(tile: Pipe, axis: str) -> Hoist | None:
         if not (isinstance(item, For) and isinstance(item.child, Pipe)):
             continue
         loads = [p for p in item.child.loads if p.transfer is not None and axis not in p.transfer.access.depends_on]
-        if loads:
+        if loads and isinstance(item.trips[0], int):  # not a loop over an enclosing tile
             extent, block = item.trips
             return Hoist(item.name, extent, block, tuple(loads))
     return None

@@ -166,7 +166,7 @@ class LatencyModel:
         extent, block = loop.trips
         if loop.until is not None:
             return self.trips_until(loop)
-        count = E.ceil_div(extent, dim_expr(block))
+        count = E.ceil_div(dim_expr(extent), dim_expr(block))
         return E.ceil_div(count, loop.spatial) if loop.spatial > 1 else count
 
     def trips_until(self, loop: For) -> E.Expr:
