@@ -178,6 +178,11 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
         if isinstance(info.size, torch.SymInt) and info.size.node.expr in block_vars:
             continue  # a tile re-derived from a block's size inside a loop (`tile_m.index` there): that block
+        if fixed is not None and not isinstance(fixed, int):
+            raise UnsupportedError(
+                f"`{label}` has the block size {fixed}, computed from a tunable (`hl.register_tunable`) or "
+                "another value Helion leaves symbolic; expected a block size written as a number or left to the "
+                "solver (`block_size=None`)", at(def_line))
         if bounded.get(info.block_id) in blocks:  # it runs up to the outer tile's end: at most its extent
             outer = blocks[bounded[info.block_id]]
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
