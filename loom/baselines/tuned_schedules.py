@@ -6,9 +6,10 @@ design ... conservative", tt-metal #51911), and anyone who cares passes a progra
   one candidate per in0_block_w divisor with the first output split that fits L1, fp32
   accumulation off and packer L1 accumulation on.
 - Flash Attention: production chunk sizes (tt_transformers runs SDPA with Q/K chunks of 128-256):
-  q_chunk, k_chunk in {64, 128, 256}, each pair whose L1 TTNN allocates and whose chunks divide
-  the sequence, with TTNN's K/V chains and multicast exactly as the default baseline has them
-  (`ttnn_sdpa.kv_chains`).
+  q_chunk, k_chunk in {64, 128, 256}, each pair whose L1 TTNN allocates, with TTNN's K/V chains and
+  multicast exactly as the default baseline has them (`ttnn_sdpa.kv_chains`). A size that does not
+  divide the sequence (TTNN's padding is not reproduced) is replaced by the largest multiple of 32
+  below it that does, as a user tuning that length would (L 960: 64, 96, 192).
 - Causal attention: the production chunk pairs and those the causal SDPA rows of the ground truth state
   (Q128/K512), each with TTNN's balanced split where TTNN turns it on.
 - Flash Decode: TTNN's default, which is what tt_transformers runs: the one candidate.
@@ -59,7 +60,16 @@ def tuned_gemm(shape: dict, arch: Arch, dtype: str = "bfloat16") -> list[Baselin
 
 
 def tuned_flash_attention(shape: dict, arch: Arch) -> list[Baseline]:
-    return _chunk_sweep(ttnn_flash_attention, product(PRODUCTION_CHUNKS, PRODUCTION_CHUNKS), shape, arch)
+    chunks = user_chunks(shape["L"])
+    return _chunk_sweep(ttnn_flash_attention, product(chunks, chunks), shape, arch)
+
+
+def user_chunks(length: int, tile: int = 32) -> tuple[int, ...]:
+    """The production chunk sizes for a sequence of `length`: each that does not divide it replaced by the
+    largest multiple of `tile` below it that does."""
+    def dividing(chunk: int) -> int:
+        return next((c for c in range(chunk, 0, -tile) if length % c == 0), chunk)
+    return tuple(sorted({dividing(c) for c in PRODUCTION_CHUNKS}))
 
 
 def _chunk_sweep(sdpa: Callable[..., Baseline], pairs, shape: dict, arch: Arch) -> list[Baseline]:
@@ -71,10 +81,11 @@ def _chunk_sweep(sdpa: Callable[..., Baseline], pairs, shape: dict, arch: Arch) 
         except ScheduleError as err:
             refused.append(f"{q_chunk}x{k_chunk}: {err.message}")
             continue
-        baseline.schedule.notes.insert(1, f"production chunk sizes: q_chunk {q_chunk}, k_chunk {k_chunk}")
+        kind = "production chunk sizes" if {q_chunk, k_chunk} <= set(PRODUCTION_CHUNKS) else "chunk sizes"
+        baseline.schedule.notes.insert(1, f"{kind}: q_chunk {q_chunk}, k_chunk {k_chunk}")
         out.append(baseline)
     if not out:
-        raise ScheduleError("no production chunk pair runs here: " + "; ".join(refused))
+        raise ScheduleError("no chunk pair runs here: " + "; ".join(refused))
     return out
 
 

@@ -194,10 +194,14 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                               within=outer.block_id)
             continue
         if not isinstance(info.size, int) and info.block_id in shifted:
+            start = shifted[info.block_id].args[1][0]
+            what = "starts at an enclosing tile (`hl.tile(tile.begin, …)`, a banded loop)" \
+                if _target_name(start) == "tile_begin" else \
+                f"starts at `{getattr(start, 'name', start)}`, a value Helion leaves symbolic (read from tensor data?)"
             raise UnsupportedError(
-                f"`{label}` starts at an enclosing tile (`hl.tile(tile.begin, …)`, a banded loop): not supported "
-                "yet; expected a loop from 0, to a static extent or to an enclosing tile's end "
-                "(`hl.tile(0, tile_m.end)`), or over a whole enclosing tile (`hl.tile(tile_m.begin, tile_m.end)`)",
+                f"`{label}` {what}: not supported yet; expected a loop from 0, to a static extent or to an enclosing "
+                "tile's end (`hl.tile(0, tile_m.end)`), or over a whole enclosing tile "
+                "(`hl.tile(tile_m.begin, tile_m.end)`)",
                 _node_location(shifted[info.block_id], source_file, source_lines))
         if not isinstance(info.size, int):
             raise UnsupportedError(
@@ -288,7 +292,7 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, in
                     and outer_of(begins[0], "tile_begin") == outer_of(ends[0], "tile_end"):
                 within[inner[0]] = outer_of(ends[0], "tile_end")
                 continue
-            if begins != [0]:
+            if any(begin != 0 for begin in begins):
                 shifted.update({block: node for block in inner})
             if begins == [0] and len(ends) == 1 and outer_of(ends[0], "tile_end") is not None:
                 out[inner[0]] = outer_of(ends[0], "tile_end")

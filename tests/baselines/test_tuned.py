@@ -10,7 +10,7 @@ from loom.arch import load_arch
 from loom.baselines.schedules import ttnn_flash_attention, ttnn_flash_decode
 from loom.baselines.ttnn_hand_tuned import hand_tuned_matmul_configs, report_rule_blocks, report_subblock
 from loom.baselines.ttnn_matmul import intermediate
-from loom.baselines.tuned_schedules import candidates, keep_best, tuned_flash_attention, tuned_gemm
+from loom.baselines.tuned_schedules import candidates, keep_best, tuned_flash_attention, tuned_gemm, user_chunks
 from loom.schedule import ScheduleError
 
 WH = load_arch("wormhole_n150")
@@ -103,9 +103,13 @@ def test_production_chunks_keep_ttnns_kv_chains():
     chained = next(b for b in swept if b.schedule.block_sizes == {"tile_m": 64, "tile_n": 64})
     assert chained.schedule.notes[1] == "production chunk sizes: q_chunk 64, k_chunk 64"
     assert chained.schedule.transfers["k"]["group"] == [8, 1]  # 8 Q chunks of 64 rows on 8 cores per head
-    # chunk sizes must divide the sequence (TTNN's padding is not reproduced): L = 192 leaves 64 x 64
-    assert [b.schedule.block_sizes for b in tuned_flash_attention({"B": 1, "H": 2, "L": 192, "D": 64}, WH)] == \
-        [{"tile_m": 64, "tile_n": 64}]
+    # chunk sizes must divide the sequence (TTNN's padding is not reproduced): at L = 192 the production
+    # sizes that do not are replaced by the largest multiple of 32 below them that does (128 -> 96, 256 -> 192)
+    assert user_chunks(192) == user_chunks(960) == (64, 96, 192) and user_chunks(4096) == (64, 128, 256)
+    swept = tuned_flash_attention({"B": 1, "H": 2, "L": 192, "D": 64}, WH)
+    assert {(b.schedule.block_sizes["tile_m"], b.schedule.block_sizes["tile_n"]) for b in swept} <= \
+        {(q, k) for q in (64, 96, 192) for k in (64, 96, 192)}
+    assert any(b.schedule.notes[1] == "chunk sizes: q_chunk 192, k_chunk 96" for b in swept)
 
 
 def test_decode_hand_tuned_is_ttnns_default():
