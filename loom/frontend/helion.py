@@ -205,8 +205,10 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                 _node_location(shifted[info.block_id], source_file, source_lines))
         if not isinstance(info.size, int):
             raise UnsupportedError(
-                f"`{label}` tiles a dimension of symbolic size {info.size}; expected a static size "
-                "(Loom compiles for the sizes of the example arguments)", at(def_line))
+                f"`{label}` tiles a dimension of "
+                + (f"symbolic size {info.size}" if info.size is not None else "a size Helion cannot know before the "
+                   "kernel runs (read from tensor data: a jagged or grouped layout?)")
+                + "; expected a static size (Loom compiles for the sizes of the example arguments)", at(def_line))
         extent = info.size
         blocks[info.block_id] = BlockInfo(info.block_id, label, extent, fixed, info.symbol())
 
