@@ -38,8 +38,8 @@ def _deferred(body, cb: str, first: bool) -> tuple[list[Instr], CbWait | None]:
     last: CbWait | None = None
     for ins in body:
         if isinstance(ins, Loop) and not isinstance(ins.count, int) and _waits(ins.body, cb):
-            raise UnsupportedError("a store inside a loop to an enclosing tile's end is not supported yet; "
-                                   "expected stores after that loop")
+            raise UnsupportedError("a store inside a loop to an enclosing tile's end or from its start is not "
+                                   "supported yet; expected stores after that loop")
         if isinstance(ins, Loop) and isinstance(ins.count, int) and ins.count > 0 and _waits(ins.body, cb):
             if first:  # peel: iteration 0 waits first, the others free the block before them
                 head, last = _deferred(substitute(ins.body, ins.var, 0), cb, True)

@@ -81,8 +81,9 @@ class _Emitter:
         check_program(program, arch)
         if any(isinstance(i, P.Loop) and isinstance(i.count, P.Trips)
                for g in program.groups for role in P.ROLES for i in P.walk(g.role(role))):
-            raise UnsupportedError("a loop to an enclosing tile's end (`hl.tile(0, tile_m.end)`) has trips that "
-                                   "change from one block to the next; Loom's TT-Lang emitter writes static loops")
+            raise UnsupportedError("a loop to an enclosing tile's end or from its start (`hl.tile(0, tile_m.end)`, "
+                                   "`hl.tile(tile_m.begin, n)`) has trips that change from one block to the next; "
+                                   "Loom's TT-Lang emitter writes static loops")
         cores = [core2(c) for c in program.cores]
         self.grid = (max(c[0] for c in cores) + 1, max(c[1] for c in cores) + 1)
         cbs, buffers = {}, {}

@@ -194,16 +194,17 @@ class AccessLowering:
         return block
 
     def tile_start(self, block: BlockInfo) -> SSAValue:
-        """`tile index × block size`, after the enclosing tile's start for a loop over that tile
-        (`hl.tile(tile_m.begin, tile_m.end)`); built once per scope."""
+        """`tile index × block size`, after the enclosing tile's start for a loop from it
+        (`hl.tile(tile_m.begin, tile_m.end)`, `hl.tile(tile_m.begin, n)`); built once per scope."""
         iv = self.iv_value[block.block_id]
-        if block.fixed == 1 and block.within is None:
+        base = block.within if block.within is not None else block.bounded_by if block.from_begin else None
+        if block.fixed == 1 and base is None:
             return iv
         key = ("start", block.block_id)
         if key not in self.const_cache:
             start = iv if block.fixed == 1 else self.b.insert(arith.MuliOp(iv, self.size_value[block.block_id])).result
-            if block.within is not None:
-                start = self.b.insert(arith.AddiOp(self.tile_start(self.k.blocks[block.within]), start)).result
+            if base is not None:  # a loop from an enclosing tile's start
+                start = self.b.insert(arith.AddiOp(self.tile_start(self.k.blocks[base]), start)).result
             self.const_cache[key] = start
         return self.const_cache[key]
 

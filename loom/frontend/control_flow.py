@@ -8,7 +8,7 @@ import torch
 import torch.fx
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import StringAttr, UnitAttr
 from xdsl.ir import Block
 
 from loom.errors import UnsupportedError
@@ -64,8 +64,9 @@ class ControlFlowLowering:
             raise UnsupportedError("device loops over several dimensions at once are not supported yet",
                                    self.k.location(node))
         block = self.k.blocks[loop.block_ids[0]]
-        if block.within is None and (begins != [0] or not (all(isinstance(e, int) for e in ends)
-                                                           or block.bounded_by is not None)):
+        from_enclosing = block.within is not None or block.from_begin  # starts at an enclosing tile's start
+        if not from_enclosing and (begins != [0] or not (all(isinstance(e, int) for e in ends)
+                                                         or block.bounded_by is not None)):
             raise UnsupportedError("device loops must start at 0 and end at a static extent or at an enclosing "
                                    "tile's end (`hl.tile(0, tile_m.end)`), or walk an enclosing tile "
                                    "(`hl.tile(tile_m.begin, tile_m.end)`)", self.k.location(node))
@@ -112,6 +113,8 @@ class ControlFlowLowering:
         for_op = self.located(scf.ForOp(self.const(0), count, self.const(1), [t.value for t in inits], body), node)
         if block.bounded_by is not None:
             for_op.attributes["loom.until"] = StringAttr(self.k.blocks[block.bounded_by].label)
+        if block.from_begin:
+            for_op.attributes["loom.from_start"] = UnitAttr()
         if block.within is not None:
             for_op.attributes["loom.within"] = StringAttr(self.k.blocks[block.within].label)
         del self.iv_value[block.block_id]

@@ -35,6 +35,7 @@ class BlockInfo:
     symbol: object  # the sympy symbol Helion uses for the block size in FX shapes
     bounded_by: int | None = None  # a loop to an outer tile's end (`hl.tile(0, tile_m.end)`): that block's id
     within: int | None = None  # a loop over an outer tile (`hl.tile(tile_m.begin, tile_m.end)`): that block's id
+    from_begin: bool = False  # with bounded_by: the loop runs from that tile's start to `extent` instead
 
 
 @dataclass
@@ -171,7 +172,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
-    bounded, within, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
+    bounded, within, banded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
@@ -188,21 +189,24 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
                                               bounded_by=outer.block_id)
             continue
+        if banded.get(info.block_id, (None,))[0] in blocks:  # from the outer tile's start to a static end
+            outer, end = blocks[banded[info.block_id][0]], banded[info.block_id][1]
+            blocks[info.block_id] = BlockInfo(info.block_id, label, end, fixed, info.symbol(),
+                                              bounded_by=outer.block_id, from_begin=True)
+            continue
         if within.get(info.block_id) in blocks:  # it walks the outer tile in smaller tiles: at most its extent
             outer = blocks[within[info.block_id]]
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),
                                               within=outer.block_id)
             continue
         if not isinstance(info.size, int) and info.block_id in shifted:
-            start = shifted[info.block_id].args[1][0]
-            what = "starts at an enclosing tile (`hl.tile(tile.begin, …)`, a banded loop)" \
-                if _target_name(start) == "tile_begin" else \
-                f"starts at `{getattr(start, 'name', start)}`, a value Helion leaves symbolic (read from tensor data?)"
+            loop = shifted[info.block_id]
             raise UnsupportedError(
-                f"`{label}` {what}: not supported yet; expected a loop from 0, to a static extent or to an enclosing "
-                "tile's end (`hl.tile(0, tile_m.end)`), or over a whole enclosing tile "
-                "(`hl.tile(tile_m.begin, tile_m.end)`)",
-                _node_location(shifted[info.block_id], source_file, source_lines))
+                f"`{label}` runs from {_bound_text(loop.args[1][0], bound.env.block_sizes)} to "
+                f"{_bound_text(loop.args[2][0], bound.env.block_sizes)}: not supported yet; expected a loop from 0 to "
+                "a static extent or to an enclosing tile's end (`hl.tile(0, tile_m.end)`), or from an enclosing "
+                "tile's start to a static extent or to its end (`hl.tile(tile_m.begin, n)`, "
+                "`hl.tile(tile_m.begin, tile_m.end)`)", _node_location(loop, source_file, source_lines))
         if not isinstance(info.size, int):
             raise UnsupportedError(
                 f"`{label}` tiles a dimension of "
@@ -268,11 +272,13 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 _MISSING = object()
 
 
-def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, int], dict[int, torch.fx.Node]]:
+def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
     """Loop block id -> outer block id, for each device loop `hl.tile(0, tile_m.end)`: it starts at 0
     and ends where an enclosing tile ends (causal attention's keys up to the query block's last row);
     the same for each loop `hl.tile(tile_m.begin, tile_m.end)`, which walks an enclosing tile in smaller
-    tiles; and loop block id -> its `_for_loop` node, for each other loop that starts elsewhere than 0."""
+    tiles; loop block id -> (outer block id, end) for each loop `hl.tile(tile_m.begin, n)`, n static (the
+    mirror of the first: keys from the query block's first row); and loop block id -> its `_for_loop`
+    node, for each other loop that starts elsewhere than 0."""
     by_var: dict = {}
     for info in block_sizes:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
@@ -283,7 +289,7 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, in
         size = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
         return by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
 
-    out, within, shifted = {}, {}, {}
+    out, within, banded, shifted = {}, {}, {}, {}
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
             if _target_name(node) != "_for_loop":
@@ -294,11 +300,28 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict[int, int], dict[int, in
                     and outer_of(begins[0], "tile_begin") == outer_of(ends[0], "tile_end"):
                 within[inner[0]] = outer_of(ends[0], "tile_end")
                 continue
+            if len(begins) == len(ends) == 1 and outer_of(begins[0], "tile_begin") is not None \
+                    and isinstance(ends[0], int):
+                banded[inner[0]] = (outer_of(begins[0], "tile_begin"), ends[0])
+                continue
             if any(begin != 0 for begin in begins):
                 shifted.update({block: node for block in inner})
             if begins == [0] and len(ends) == 1 and outer_of(ends[0], "tile_end") is not None:
                 out[inner[0]] = outer_of(ends[0], "tile_end")
-    return out, within, shifted
+    return out, within, banded, shifted
+
+
+def _bound_text(bound: object, block_sizes) -> str:
+    """A loop bound as the user wrote it: `tile_m.begin` / `tile_m.end`, a number, or the value's name."""
+    kind = _target_name(bound) if isinstance(bound, torch.fx.Node) else None
+    if kind in ("tile_begin", "tile_end") and isinstance(bound.args[0], torch.fx.Node):
+        size = bound.args[0].meta.get("val")
+        names = [sorted(i.debug_names)[0] for i in block_sizes
+                 if i.debug_names and isinstance(size, torch.SymInt) and i.symbol() == size.node.expr]
+        return f"`{names[0] if names else 'a tile'}.{kind.removeprefix('tile_')}`"
+    if isinstance(bound, int):
+        return str(bound)
+    return f"`{getattr(bound, 'name', bound)}` (a value Helion leaves symbolic: read from tensor data?)"
 
 
 def _with_static_shapes(kernel):

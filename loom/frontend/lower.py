@@ -193,6 +193,10 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         if outer.block_id not in self.k.grid_block_ids or block.fixed is not None or outer.fixed is not None:
             raise UnsupportedError(f"a loop to `{outer.label}.end` needs `{outer.label}` to be a tile of the launch "
                                    "grid and both block sizes left to the solver", self.k.location(node))
+        if block.from_begin:  # `hl.tile(outer.begin, n)`: ceil(min(n - i * outer block, n) / block) trips
+            end = self.b.insert(arith.SubiOp(self.const(block.extent), self.tile_start(outer))).result
+            end = self.b.insert(arith.MinUIOp(end, self.const(block.extent))).result
+            return self.b.insert(arith.CeilDivUIOp(end, self.size_value[block.block_id])).result
         following = self.b.insert(arith.AddiOp(self.iv_value[outer.block_id], self.const(1))).result
         end = self.b.insert(arith.MuliOp(following, self.size_value[outer.block_id])).result
         end = self.b.insert(arith.MinUIOp(end, self.const(outer.extent))).result

@@ -40,8 +40,9 @@ def annotate_reductions(module: ModuleOp) -> None:
         for op in grid.body.block.ops:
             if isinstance(op, scf.ForOp) and op.iter_args and "loom.until" in op.attributes:
                 until = op.attributes["loom.until"].data
+                bound = f"start at `{until}.begin`" if "loom.from_start" in op.attributes else f"end at `{until}.end`"
                 op.attributes["loom.combine_refused"] = StringAttr(
-                    f"its trips end at `{until}.end`: they differ from one `{until}` block to the next")
+                    f"its trips {bound}: they differ from one `{until}` block to the next")
             elif isinstance(op, scf.ForOp) and op.iter_args:
                 try:
                     scheme, roles = classify_loop(op)

@@ -11,7 +11,8 @@ from xdsl.ir import SSAValue
 @dataclass(frozen=True)
 class UntilBounds:
     """`scf.for … loom.until` runs ceil(min(end, extent) / block) trips, `end` = (i + 1) × `outer_block`, i the
-    enclosing tile's index (`KernelLowering.bounded_trip_count`)."""
+    enclosing tile's index, or `end` = extent − i × `outer_block` for a loop from that tile's start
+    (`KernelLowering.bounded_trip_count`)."""
 
     end: SSAValue
     outer_block: SSAValue
@@ -26,4 +27,7 @@ def until_bounds(loop: scf.ForOp) -> UntilBounds | None:
     ceil = loop.ub.owner
     assert isinstance(ceil, arith.CeilDivUIOp) and isinstance(ceil.lhs.owner, arith.MinUIOp)
     least = ceil.lhs.owner
-    return UntilBounds(least.lhs, least.lhs.owner.rhs, least.rhs, ceil.rhs)
+    product = least.lhs.owner  # (i + 1) × outer block, or, from the tile's start, extent − i × outer block
+    if isinstance(product, arith.SubiOp):
+        product = product.rhs.owner
+    return UntilBounds(least.lhs, product.rhs, least.rhs, ceil.rhs)

@@ -126,9 +126,14 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
     for loop in [n for n in nodes(heg) if isinstance(n, For) and n.until is not None]:
         outer, block = dim_expr(loop.until.block), dim_expr(loop.trips[1])
         small, large = E.minimum(outer, block), E.maximum(outer, block)
-        constraints.append(Constraint(f"one of {loop.trips[1]} and {loop.until.block} divides the other (the loop "
-                                      f"{loop.name} ends at {loop.until.axis}.end)",
-                                      E.mul(E.ceil_div(large, small), small), large, "=="))
+        if loop.until.from_start:  # its blocks start at the tile's start: whole blocks up to the extent
+            constraints.append(Constraint(f"{loop.trips[1]} divides {loop.until.block} (the loop {loop.name} starts "
+                                          f"at {loop.until.axis}.begin)", E.mul(E.ceil_div(outer, block), block),
+                                          outer, "=="))
+        else:
+            constraints.append(Constraint(f"one of {loop.trips[1]} and {loop.until.block} divides the other (the "
+                                          f"loop {loop.name} ends at {loop.until.axis}.end)",
+                                          E.mul(E.ceil_div(large, small), small), large, "=="))
         if loop.until.spatial > 1:  # pairs need an even number of blocks per core and every core full
             n = E.ceil_div(loop.until.extent, outer)
             q = E.ceil_div(n, loop.until.spatial)

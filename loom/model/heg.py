@@ -165,12 +165,15 @@ class Hoist:
 @dataclass(frozen=True)
 class Until:
     """A device loop to an enclosing grid tile's end (`hl.tile(0, tile_m.end)`): its trips grow with that
-    tile's index. `spatial`: the cores the grid axis is split over (each runs a contiguous range)."""
+    tile's index; or, `from_start`, one from that tile's start to the extent (`hl.tile(tile_m.begin, n)`):
+    they shrink with it, the same counts in the other order. `spatial`: the cores the grid axis is split
+    over (each runs a contiguous range)."""
 
     axis: str
     extent: int
     block: Dim
     spatial: int = 1
+    from_start: bool = False
 
     @property
     def knob(self) -> str:
@@ -327,7 +330,8 @@ def _until(loop: scf.ForOp) -> Until | None:
     bounds = until_bounds(loop)
     if bounds is None:
         return None
-    return Until(loop.attributes["loom.until"].data, bounds.extent.owner.value.value.data, _dim(bounds.outer_block))
+    return Until(loop.attributes["loom.until"].data, bounds.extent.owner.value.value.data, _dim(bounds.outer_block),
+                 from_start="loom.from_start" in loop.attributes)
 
 
 def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, spreads: bool,
@@ -438,7 +442,8 @@ def pretty(heg: HEG, indent: int = 0) -> str:
     if isinstance(heg, For):
         extent, block = heg.trips
         per = f" / {heg.spatial} cores" if heg.spatial > 1 else ""
-        per += f" up to {heg.until.axis}.end" if heg.until else ""
+        per += (f" from {heg.until.axis}.begin" if heg.until.from_start else f" up to {heg.until.axis}.end") \
+            if heg.until else ""
         hoist = f" [may keep {', '.join(heg.hoist.tensors)} in L1: {heg.hoist.knob}]" if heg.hoist else ""
         return f"{pad}for {heg.name} in ceil({extent}/{block}){per}{hoist}:\n" + pretty(heg.child, indent + 1)
     loads = ", ".join(p.label + (f" [{p.transfer.mode}]" if p.transfer else "") for p in heg.loads) or "-"

@@ -134,3 +134,53 @@ def test_tt_lang_emits_the_sub_tiles_as_static_loops(tmp_path):
     outcome = run_ttlang_sim(program, compilation.lowering.arch, padded_inputs(program, args))
     expected = source.reference(*args).float().numpy()
     assert abs(outcome.outputs["out"][: expected.shape[0], : expected.shape[1]] - expected).max() < 0.2
+
+
+BANDED = HEADER + '''
+
+@helion.kernel(static_shapes=True)
+def upper_row_sums(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m], dtype=torch.float32)
+    for tile_m in hl.tile(m):
+        acc = hl.zeros([tile_m], dtype=torch.float32)
+        for tile_n in hl.tile(tile_m.begin, n):
+            v = torch.where(tile_m.index[:, None] <= tile_n.index[None, :], x[tile_m, tile_n].float(), 0.0)
+            acc = acc + v.sum(-1)
+        out[tile_m] = acc
+    return out
+
+
+def inputs(M: int = 256, N: int = 256):
+    return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)).bfloat16(),)
+
+
+def reference(x):
+    return torch.triu(x.float()).sum(-1)
+'''
+
+
+@pytest.mark.parametrize("arch, sizes", [
+    ("wormhole_n150", {"M": 1000, "N": 700}),  # tails in both dimensions
+    ("blackhole_p150", None),
+    ("ring32", {"M": 2048, "N": 2048}),  # the balance knob pairs row blocks i and n - 1 - i
+])
+def test_a_loop_from_the_enclosing_tiles_start_matches_torch(tmp_path, arch, sizes):
+    """`hl.tile(tile_m.begin, n)`: the mirror of causal attention's `hl.tile(0, tile_m.end)`; the blocks start
+    at the row block's start, the mask keeps the upper triangle."""
+    outcome = run_kernel_text(tmp_path, BANDED, arch, sizes)
+    assert outcome.check.ok, outcome.check
+
+
+def test_a_loop_from_a_tiles_start_takes_blocks_dividing_that_tile(tmp_path):
+    from loom.model.heg import For, nodes
+
+    path = tmp_path / "kernel.py"
+    path.write_text(BANDED)
+    source = load_kernel_file(path)
+    target = load_arch("wormhole_n150")
+    module = loom.lower(source.kernel, source.example_args({"M": 1024, "N": 1024}, meta=True), target).module
+    model = build_model(module, enumerate_candidates(module, target, False).candidates[0], target)
+    (loop,) = [n for n in nodes(model.heg) if isinstance(n, For) and n.until is not None]
+    assert loop.until.from_start and loop.until.axis == "tile_m"
+    assert any(c.name.startswith("tile_n divides tile_m") for c in model.problem.constraints)
