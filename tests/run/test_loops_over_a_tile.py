@@ -69,6 +69,13 @@ def reference(x, y):
 '''
 
 
+def _source(directory, text: str):
+    """A kernel file of `text` in `directory`, loaded."""
+    path = directory / "kernel.py"
+    path.write_text(text)
+    return load_kernel_file(path)
+
+
 @pytest.mark.parametrize("arch, sizes", [
     ("wormhole_n150", None),
     ("blackhole_p150", {"M": 1000, "N": 200}),  # tails: the last enclosing tile runs padding sub-tiles
@@ -80,9 +87,7 @@ def test_a_grid_tile_walked_in_sub_tiles_matches_torch(tmp_path, arch, sizes):
 
 
 def test_each_sub_tile_starts_at_the_enclosing_tiles_start(tmp_path):
-    path = tmp_path / "kernel.py"
-    path.write_text(ROWS)
-    source = load_kernel_file(path)
+    source = _source(tmp_path, ROWS)
     args = source.example_args({"M": 1024, "N": 256})
     compilation = compile_kernel(source.kernel, args, "wormhole_n150",
                                  block_sizes={"tile_m": 128, "tile_n": 64, "sub": 32})
@@ -96,9 +101,7 @@ def test_each_sub_tile_starts_at_the_enclosing_tiles_start(tmp_path):
 
 
 def test_a_k_block_walked_in_smaller_steps_accumulates_every_one(tmp_path):
-    path = tmp_path / "kernel.py"
-    path.write_text(SUB_K)
-    source = load_kernel_file(path)
+    source = _source(tmp_path, SUB_K)
     args = source.example_args({})
     compilation = compile_kernel(source.kernel, args, "wormhole_n150",
                                  block_sizes={"tile_m": 64, "tile_n": 64, "outer_k": 256, "inner_k": 64})
@@ -107,9 +110,7 @@ def test_a_k_block_walked_in_smaller_steps_accumulates_every_one(tmp_path):
 
 
 def test_the_inner_block_divides_the_outer_one(tmp_path):
-    path = tmp_path / "kernel.py"
-    path.write_text(ROWS)
-    source = load_kernel_file(path)
+    source = _source(tmp_path, ROWS)
     args = source.example_args({"M": 384, "N": 128})
     with pytest.raises(ScheduleError, match="sub divides tile_m"):
         compile_kernel(source.kernel, args, "wormhole_n150", block_sizes={"tile_m": 96, "tile_n": 128, "sub": 64})
@@ -124,9 +125,7 @@ def test_tt_lang_emits_the_sub_tiles_as_static_loops(tmp_path):
     from loom.backend.ttlang_sim import run_ttlang_sim
     from loom.run import padded_inputs
 
-    path = tmp_path / "kernel.py"
-    path.write_text(ROWS)
-    source = load_kernel_file(path)
+    source = _source(tmp_path, ROWS)
     args = source.example_args({})
     compilation = compile_kernel(source.kernel, args, "wormhole_n150", portable=True,
                                  block_sizes={"tile_m": 128, "tile_n": 64, "sub": 32})
@@ -175,9 +174,7 @@ def test_a_loop_from_the_enclosing_tiles_start_matches_torch(tmp_path, arch, siz
 def test_a_loop_from_a_tiles_start_takes_blocks_dividing_that_tile(tmp_path):
     from loom.model.heg import For, nodes
 
-    path = tmp_path / "kernel.py"
-    path.write_text(BANDED)
-    source = load_kernel_file(path)
+    source = _source(tmp_path, BANDED)
     target = load_arch("wormhole_n150")
     module = loom.lower(source.kernel, source.example_args({"M": 1024, "N": 1024}, meta=True), target).module
     model = build_model(module, enumerate_candidates(module, target, False).candidates[0], target)
