@@ -206,9 +206,9 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         """Trips of `hl.tile(outer.begin, outer.end)`: ceil(outer block / block); the solver keeps the block a
         divisor of the outer one (`loom.within`), so every trip is a whole block."""
         outer = self.k.blocks[block.within]
-        if outer.block_id not in self.iv_value:
-            raise UnsupportedError(f"a loop over `{outer.label}` needs `{outer.label}` to be an enclosing tile",
-                                   self.k.location(node))
+        if outer.block_id not in self.iv_value or block.fixed is not None or outer.fixed is not None:
+            raise UnsupportedError(f"a loop over `{outer.label}` needs `{outer.label}` to be an enclosing tile and "
+                                   "both block sizes left to the solver (`block_size=None`)", self.k.location(node))
         return self.b.insert(arith.CeilDivUIOp(self.size_value[outer.block_id], self.size_value[block.block_id])).result
 
     def dim_of(self, size: object) -> object:

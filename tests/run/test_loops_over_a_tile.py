@@ -181,3 +181,11 @@ def test_a_loop_from_a_tiles_start_takes_blocks_dividing_that_tile(tmp_path):
     (loop,) = [n for n in nodes(model.heg) if isinstance(n, For) and n.until is not None]
     assert loop.until.from_start and loop.until.axis == "tile_m"
     assert any(c.name.startswith("tile_n divides tile_m") for c in model.problem.constraints)
+
+
+def test_a_loop_over_a_tile_of_a_written_block_size_is_refused(tmp_path):
+    from loom.errors import UnsupportedError
+
+    source = _source(tmp_path, ROWS.replace("hl.tile(x.size())", "hl.tile(x.size(), block_size=[128, None])"))
+    with pytest.raises(UnsupportedError, match="both block sizes left to the solver"):
+        compile_kernel(source.kernel, source.example_args({"M": 384, "N": 128}), "wormhole_n150")
