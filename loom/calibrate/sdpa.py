@@ -10,7 +10,7 @@ variant other than the legacy kernel (the newer "routed" precision recipes are d
 TTNN's SDPA baselines model the legacy one). A row inside them is compiled with TTNN's core split and
 the row's Q/K chunk sizes as block sizes, simulated on the 13x10 p150, and compared on op time (ms).
 A math fidelity the description states ("HiFi4 + FP32") prices the matrix engine; fp32 dest accumulation
-is not modelled, and a row that states no fidelity runs the bf16 default (HiFi2).
+is not modelled, and a row that states no fidelity runs the architecture's bf16 default.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from loom import cost
 from loom.calibrate.common import BUILDERS, Plan, Row, SimSpec, Skip, arch_for, number
 from loom.calibrate.points import Point, unknown_fields
 
@@ -96,6 +97,7 @@ def plan_sdpa(point: Point) -> Plan:
     fidelity = next((f for f in arch.matrix_engine.cycles_per_tile if stated and f.lower() == stated.group(1)), "")
     if stated and not fidelity:
         raise Skip(f"math fidelity {stated.group(1)} not priced in {arch.name}", text)
+    default = cost.default_fidelity(arch, "bfloat16")
     tile = arch.tiling.tile_rows
     if D % tile or L % qc or L % kc or qc % tile or kc % tile:
         raise Skip("sequence or head dim not a whole number of chunks / tiles", text)
@@ -117,7 +119,7 @@ def plan_sdpa(point: Point) -> Plan:
         predicted = r["kernel_cycles"] / arch.clock_ghz / 1e6
         return Row(point.id, point.chip, point.kernel, "op_time_ms", value, predicted, None, arch.name,
                    "sdpa_causal_legacy" if causal else "sdpa_legacy", "bfloat16", flop,
-                   f"B{B} H{H}{f'/{KV}' if KV != H else ''} L{L} D{D}, Q{qc}/K{kc}, {fidelity or 'HiFi2'}, "
+                   f"B{B} H{H}{f'/{KV}' if KV != H else ''} L{L} D{D}, Q{qc}/K{kc}, {fidelity or default}, "
                    f"TTNN core split; {r['note']}")
 
     return Plan(point, [spec], finish)
