@@ -28,6 +28,7 @@ ISSUE17_EXAMPLES = {
     "matmul_bias_gelu": ({"M": 64, "N": 64, "K": 64}, False),
     "rope": ({"H": 2, "S": 64, "D": 64}, True),
     "cross_entropy": ({"N": 64, "V": 200}, True),  # int64 labels; a vocabulary tail
+    "upper_row_sums": ({"M": 96, "N": 200}, True),  # a loop from the row block's start (issue 19)
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

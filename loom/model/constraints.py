@@ -135,7 +135,7 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
                                           f"loop {loop.name} ends at {loop.until.axis}.end)",
                                           E.mul(E.ceil_div(large, small), small), large, "=="))
         if loop.until.spatial > 1:  # pairs need an even number of blocks per core and every core full
-            n = E.ceil_div(loop.until.extent, outer)
+            n = E.ceil_div(loop.until.outer_blocks_extent, outer)
             q = E.ceil_div(n, loop.until.spatial)
             uneven = E.add(E.mul(loop.until.spatial, q), E.mul(-1, n), q, E.mul(-2, E.floor_div(q, 2)))
             constraints.append(Constraint(f"{loop.until.knob}: every {loop.until.axis} core runs an even number of "

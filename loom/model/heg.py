@@ -170,10 +170,15 @@ class Until:
     over (each runs a contiguous range)."""
 
     axis: str
-    extent: int
+    extent: int  # the loop's own extent
     block: Dim
     spatial: int = 1
     from_start: bool = False
+    outer_extent: int = 0  # the enclosing axis's extent (its blocks' count; the loop's own when 0)
+
+    @property
+    def outer_blocks_extent(self) -> int:
+        return self.outer_extent or self.extent
 
     @property
     def knob(self) -> str:
@@ -374,7 +379,8 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index, candidate.spreads, candidate.split)
     for node in nodes(body):
         if isinstance(node, For) and node.until is not None:  # the cores its enclosing tile's axis is split over
-            node.until = replace(node.until, spatial=candidate.axis(node.until.axis).spatial)
+            axis = candidate.axis(node.until.axis)
+            node.until = replace(node.until, spatial=axis.spatial, outer_extent=axis.extent)
     for name in reversed(candidate.order):
         axis = candidate.axis(name)
         block = axis.block if axis.block else (axis.fixed_block or 1)

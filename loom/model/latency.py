@@ -195,16 +195,31 @@ class LatencyModel:
         and over whole groups of b / a outer blocks when a divides b). A core runs a contiguous range of
         q = ceil(n / c) of the n outer blocks; the last core's, the busiest, average
         ((2n - q) a / b + r) / 2 trips. With the balance knob on, every core runs pairs i, n - 1 - i:
-        (n a / b + r) / 2 on average."""
+        (n a / b + r) / 2 on average. A loop from the enclosing tile's start to its own extent runs
+        ceil((E - i a) / b) times, zero once i a >= E (`from_twice_trips`)."""
         until, (_, block) = loop.until, loop.trips
         outer, block = dim_expr(until.block), dim_expr(block)
-        n = E.ceil_div(until.extent, outer)
+        n = E.ceil_div(until.outer_blocks_extent, outer)
         q = E.ceil_div(n, until.spatial) if until.spatial > 1 else n
         diagonal = cls.diagonal_blocks(loop)
-        ranged = E.add(E.ceil_div(E.mul(E.add(E.mul(2, n), E.mul(-1, q)), outer), block), diagonal)
-        if until.spatial == 1:
-            return ranged
-        return E.select(E.Knob(until.knob), E.add(E.ceil_div(E.mul(n, outer), block), diagonal), ranged)
+        if until.from_start:
+            ranged = E.add(cls.from_twice_trips(until, q, outer, block), diagonal)
+            balanced = E.add(cls.from_twice_trips(until, n, outer, block), diagonal)
+        else:
+            ranged = E.add(E.ceil_div(E.mul(E.add(E.mul(2, n), E.mul(-1, q)), outer), block), diagonal)
+            balanced = E.add(E.ceil_div(E.mul(n, outer), block), diagonal)
+        return ranged if until.spatial == 1 else E.select(E.Knob(until.knob), balanced, ranged)
+
+    @staticmethod
+    def from_twice_trips(until, count: E.Expr, outer: E.Expr, block: E.Expr) -> E.Expr:
+        """Twice the average trips of a loop from the enclosing tile's start over outer blocks 0 .. count - 1
+        (the first core's, the busiest, or all n of them, in pairs): of N = ceil(E / a) blocks of its own
+        extent only k = min(count, N) run, N - i of the loop's a-wide steps each, so twice the average is
+        k (2N - k + 1) a / (count b)."""
+        own = E.ceil_div(until.extent, outer)
+        k = E.minimum(count, own)
+        steps = E.mul(k, E.add(E.mul(2, own), E.mul(-1, k), 1))
+        return E.ceil_div(E.mul(steps, outer), E.mul(count, block))
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
