@@ -90,7 +90,7 @@ class _Roles:
 _ROLE_LISTS = ("reader", "compute", "writer", "hoist_reader", "hoist_writer")
 
 
-def _defers_stores(buf: _Buf) -> bool:
+def _double_buffered_cb(buf: _Buf) -> bool:
     """A CB of two slots or more: its stores are waited for later, its loads issued a block ahead."""
     return buf.kind == "cb" and buf.slots >= 2
 
@@ -314,8 +314,8 @@ class ProgramBuilder:
                 for c, t in self.transfer_of.items() if t.receivers > 1 for s in ("ready", "valid")]
         if self.split:
             sems += [P.Semaphore(READY), P.Semaphore(VALID)]
-        deferred = {b.name for b in self.buffers.values() if b.consumer == "writer" and _defers_stores(b)}
-        prefetched = {b.name for b in self.buffers.values() if b.producer == "writer" and _defers_stores(b)}
+        deferred = {b.name for b in self.buffers.values() if b.consumer == "writer" and _double_buffered_cb(b)}
+        prefetched = {b.name for b in self.buffers.values() if b.producer == "writer" and _double_buffered_cb(b)}
         groups = []
         for coord, index in self.cores():
             roles, extra_cbs, extra_locals = self.core_roles(coord, index)
@@ -493,7 +493,7 @@ class ProgramBuilder:
             tensor, index, rows, cols = self.global_block(op.dest, env)
             buf = self._buf_of_view(op.source)
             roles.writer.append(P.DramWrite(tensor, index, buf.name, rows, cols))
-            if not _defers_stores(buf):
+            if not _double_buffered_cb(buf):
                 roles.writer.append(P.Barrier())
             return
         tensor, index, rows, cols = self.global_block(op.source, env)

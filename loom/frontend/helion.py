@@ -296,13 +296,12 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
                 continue
             graph_id, begins, ends, _ = node.args
             inner = device_ir.graphs[graph_id].block_ids
-            if len(begins) == len(ends) == 1 and outer_of(begins[0], "tile_begin") is not None \
-                    and outer_of(begins[0], "tile_begin") == outer_of(ends[0], "tile_end"):
-                within[inner[0]] = outer_of(ends[0], "tile_end")
+            start = outer_of(begins[0], "tile_begin") if len(begins) == len(ends) == 1 else None
+            if start is not None and start == outer_of(ends[0], "tile_end"):
+                within[inner[0]] = start
                 continue
-            if len(begins) == len(ends) == 1 and outer_of(begins[0], "tile_begin") is not None \
-                    and isinstance(ends[0], int):
-                banded[inner[0]] = (outer_of(begins[0], "tile_begin"), ends[0])
+            if start is not None and isinstance(ends[0], int):
+                banded[inner[0]] = (start, ends[0])
                 continue
             if any(begin != 0 for begin in begins):
                 shifted.update({block: node for block in inner})

@@ -55,7 +55,7 @@ class Primitive:
     loc: str = ""
     dtype: str = ""
     dtypes: tuple[str, ...] = ()  # compute ops: the dtype names of the inputs, then of the output
-    row_tiles: int = 0  # loads and stores: the global tensor's rows, in tiles (0: not a static 2-D layout)
+    row_extent: int = 0  # loads and stores: the global tensor's row length in elements (0: not a 2-D layout)
     same_columns: bool = False  # loads and stores: every core's block starts at the same column
 
     @property
@@ -238,11 +238,11 @@ def _buffer_label(view: SSAValue) -> str:
     return label.data if label is not None else "?"
 
 
-def _row_tiles(subview: memref.SubviewOp) -> int:
-    """A global tensor's row length in 32-wide tiles, the stride between the tile ids of its rows in
+def _row_extent(subview: memref.SubviewOp) -> int:
+    """A global tensor's row length in elements, which sets the stride between the tile ids of its rows in
     DRAM's interleaved layout (0 where its last extent is not static or it is a vector)."""
     shape = subview.source.type.get_shape()
-    return -(-shape[-1] // 32) if len(shape) >= 2 and shape[-1] > 0 else 0
+    return shape[-1] if len(shape) >= 2 and shape[-1] > 0 else 0
 
 
 def _same_columns(subview: memref.SubviewOp) -> bool:
@@ -286,7 +286,7 @@ def _read_primitive(op: Operation) -> Primitive | None:
         tensor = glob.owner.source.name_hint or "?"
         return Primitive("load" if load else "store", (buffer_dims(l1),), _element_bytes(l1), tensor=tensor,
                          buffer=_buffer_label(l1), loc=_loc(op), dtype=str(l1.type.element_type),
-                         row_tiles=_row_tiles(glob.owner), same_columns=_same_columns(glob.owner))
+                         row_extent=_row_extent(glob.owner), same_columns=_same_columns(glob.owner))
     if isinstance(op, MatmulOp):
         lhs, rhs = op.inputs
         return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),

@@ -339,14 +339,18 @@ class LatencyModel:
     def crowds_banks(self, prim: Primitive) -> bool:
         """Whether the cores' blocks of an access can share fewer than all DRAM banks: they start at one
         column and the tensor's rows are a multiple of some banks apart in the interleaved layout."""
-        return prim.same_columns and prim.row_tiles > 0 and math.gcd(prim.row_tiles, self.arch.dram.banks) > 1
+        return prim.same_columns and prim.row_extent > 0 and self.banks_apart(prim) > 1
+
+    def banks_apart(self, prim: Primitive) -> int:
+        """g = gcd(L, B): L the tensor's rows apart in tiles, B the DRAM banks (tile i in bank i mod B)."""
+        return math.gcd(-(-prim.row_extent // self.tile[1]), self.arch.dram.banks)
 
     def fewer_banks(self, prim: Primitive, chip_bytes: E.Expr) -> E.Expr:
         """The cores' blocks of an access that all start at one column, in DRAM's interleaved layout (tile i
         in bank i mod B; rows L tiles apart): their rows start on the B / g banks that are multiples of
         g = gcd(L, B) apart, and a block w tiles wide covers min(g, w) banks from each, so the chip's
         `chip_bytes` of it are served by (B / g) min(g, w) of the B banks (all when w >= g)."""
-        g = math.gcd(prim.row_tiles, self.arch.dram.banks)
+        g = self.banks_apart(prim)
         width = E.ceil_div(dim_expr(prim.dims[0][-1]), self.tile[1])
         return E.rate(E.ceil_div(E.mul(chip_bytes, g), E.minimum(g, width)), self.arch.dram.bandwidth_bytes_per_cycle,
                       label=f"DRAM banks under the blocks of {prim.tensor}")

@@ -29,8 +29,8 @@ def _loads(shape, arch):
 
 def test_a_gemms_a_blocks_start_at_the_k_step_every_core_is_on():
     loads = _loads({"M": 2048, "N": 1024, "K": 2048}, "blackhole_p150")
-    assert loads["x"].same_columns and loads["x"].row_tiles == 64  # A: K = 2048 = 64 tiles a row
-    assert not loads["y"].same_columns and loads["y"].row_tiles == 32  # B: its columns follow the grid's n
+    assert loads["x"].same_columns and loads["x"].row_extent == 2048  # A: K = 2048 = 64 tiles a row
+    assert not loads["y"].same_columns and loads["y"].row_extent == 1024  # B: its columns follow the grid's n
 
 
 @pytest.mark.parametrize("arch, width, slower", [
@@ -43,7 +43,7 @@ def test_narrow_blocks_at_one_column_are_served_by_fewer_banks(arch, width, slow
     target = load_arch(arch)
     model = LatencyModel.__new__(LatencyModel)
     model.arch, model.tile = target, (32, 32)
-    prim = Primitive("load", ((128, 32 * width),), 2, tensor="x", row_tiles=64, same_columns=True)
+    prim = Primitive("load", ((128, 32 * width),), 2, tensor="x", row_extent=64 * 32, same_columns=True)
     assert model.crowds_banks(prim)
     chip_bytes = 1 << 20
     full = E.evaluate(E.rate(chip_bytes, target.dram.bandwidth_bytes_per_cycle), {})
@@ -52,6 +52,7 @@ def test_narrow_blocks_at_one_column_are_served_by_fewer_banks(arch, width, slow
 
 def test_rows_not_a_multiple_of_shared_banks_do_not_crowd():
     model = LatencyModel.__new__(LatencyModel)
-    model.arch = load_arch("blackhole_p150")
-    assert not model.crowds_banks(Primitive("load", ((128, 64),), 2, tensor="x", row_tiles=65, same_columns=True))
-    assert not model.crowds_banks(Primitive("load", ((128, 64),), 2, tensor="x", row_tiles=64, same_columns=False))
+    model.arch, model.tile = load_arch("blackhole_p150"), (32, 32)
+    for rows_apart, same in ((65, True), (64, False)):
+        prim = Primitive("load", ((128, 64),), 2, tensor="x", row_extent=rows_apart * 32, same_columns=same)
+        assert not model.crowds_banks(prim)
