@@ -26,6 +26,8 @@ def print_compile_report(result, console: Console | None = None) -> None:
     console.print(f"  candidate      {candidate.name}  (view {candidate.view.name}, "
                   f"{candidate.view.cores} cores, axis order {' > '.join(candidate.order)})", highlight=False)
     console.print(f"  mapping        {_mapping(best)}", highlight=False)
+    for line in _held(result):
+        console.print(f"  held           {line}", highlight=False)
     split = candidate.split
     if split is not None:
         console.print(f"  split          {split.describe()}", highlight=False)
@@ -82,6 +84,19 @@ def print_compile_report(result, console: Console | None = None) -> None:
             console.print(f"    {label} ({len(names)}): {text}", highlight=False)
     times = ", ".join(f"{stage} {sec * 1000:.0f} ms" for stage, sec in result.seconds.items())
     console.print(f"  compile time   {sum(result.seconds.values()):.2f} s: {times}", highlight=False)
+
+
+def _held(result) -> list[str]:
+    """One line per argument the device holds in a wider tile format than its dtype (`tiles.HELD_AS`)."""
+    from xdsl.dialects import func
+
+    fn = next(op for op in result.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    held = fn.attributes.get("loom.held")
+    if held is None:
+        return []
+    types = {arg.name_hint: arg.type.element_type for arg in fn.body.block.args}
+    return [f"{name}: {dtype.data} arguments as {types.get(name, '?')} tiles (converted by the host; "
+            f"DRAM traffic priced at that width)" for name, dtype in held.data.items()]
 
 
 def print_run_report(outcome, console: Console | None = None) -> None:

@@ -42,7 +42,7 @@ from xdsl.dialects.linalg.ops import FillOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from loom.errors import CapacityError, UnsupportedError
+from loom.errors import CapacityError, LoomError, UnsupportedError
 from loom.frontend.access import AccessLowering
 from loom.frontend.batch_blocks import with_batch_blocks_of_one
 from loom.frontend.compute import (
@@ -62,7 +62,7 @@ from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
 from loom.frontend.positions import PositionLowering
 from loom.frontend.tails import TailLowering
-from loom.frontend.tiles import DTYPES, IDENTITY, INDEX, Tile, element_type, target_name
+from loom.frontend.tiles import DTYPES, HELD_AS, IDENTITY, INDEX, Tile, argument_type, element_type, target_name
 from loom.ir.dialect import SymOp
 
 _UNSUPPORTED_HINTS = {
@@ -101,14 +101,14 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         k = self.k
         tensors = self._global_tensors()
         for name, t in tensors.items():
-            if t.dtype not in DTYPES:
+            if t.dtype not in DTYPES and t.dtype not in HELD_AS:
                 raise UnsupportedError(
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
-                    f"{', '.join(str(d) for d in DTYPES)}, found {t.dtype}", k.line_location(_def_line(k)))
+                    f"{', '.join(str(d) for d in [*DTYPES, *HELD_AS])}", k.line_location(_def_line(k)))
         filled_in = written_arguments(self.k)  # outputs the caller passed in
         check_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
-        arg_types = [MemRefType(element_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
+        arg_types = [MemRefType(argument_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]
         entry = Block(arg_types=arg_types)
         for name, arg in zip(tensors, entry.args):
@@ -125,6 +125,10 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
         fn = func.FuncOp(k.name, (arg_types, []), Region(entry))
         fn.attributes["loom.source"] = StringAttr(k.source_file)
         fn.attributes["loom.outputs"] = ArrayAttr([StringAttr(ir_name(n)) for n in outputs])
+        held = {ir_name(n): StringAttr(str(t.dtype).removeprefix("torch.")) for n, t in tensors.items()
+                if t.dtype in HELD_AS}
+        if held:  # arguments the device holds in a wider format (`HELD_AS`): the report says so
+            fn.attributes["loom.held"] = DictionaryAttr(held)
         if self.vectors:
             fn.attributes["loom.vectors"] = DictionaryAttr({ir_name(n): StringAttr(v) for n, v in self.vectors.items()})
         return ModuleOp([fn])
@@ -316,7 +320,12 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
             if node in fused.alias:
                 env[node] = env[fused.alias[node]]
                 continue
-            result = self.lower_node(node, env, fused)
+            try:
+                result = self.lower_node(node, env, fused)
+            except LoomError as err:
+                if err.location is None:  # raised where the node was not known: the node's line
+                    err.location = self.k.location(node)
+                raise
             if isinstance(result, Tile) and result.value.name_hint is None:
                 result.value.name_hint = _value_name(node, env)
             env[node] = result

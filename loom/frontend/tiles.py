@@ -21,11 +21,30 @@ DTYPES: dict[torch.dtype, Attribute] = {
 int32 tiles, as TTNN holds it (Tenstorrent tiles have no 64-bit format); `loom run` refuses values
 that do not fit."""
 
+HELD_AS: dict[torch.dtype, torch.dtype] = {
+    torch.int16: torch.int32, torch.int8: torch.int32, torch.uint8: torch.int32,
+    torch.float8_e4m3fn: torch.bfloat16, torch.float8_e5m2: torch.bfloat16,
+}
+"""Argument types Loom's programs hold in a wider tile format that carries every value exactly (the host
+converts them when it lays the tensor out, as `ttnn.from_torch` converts to a dtype it is given): an 8- or
+16-bit integer as int32, an fp8 number as bfloat16. The device moves the wider tiles, so a kernel reading
+them is priced at 4 or 2 bytes an element (Blackhole's unpacker reads fp8_e4m3 and Wormhole's int8
+natively; Loom does not use those formats yet). Inside the loop these types are refused (`element_type`):
+a cast to them would round to a format the program does not hold."""
+
 
 def element_type(dtype: torch.dtype) -> Attribute:
+    """The tile element type of a value computed in the loop."""
     if dtype not in DTYPES:
-        raise UnsupportedError(f"element type {dtype} is not supported (use float32, bfloat16 or float16)")
+        held = f"; {dtype} is only read from arguments (held as {HELD_AS[dtype]})" if dtype in HELD_AS else ""
+        raise UnsupportedError(f"element type {dtype} is not supported in the loop (use float32, bfloat16 or "
+                               f"float16){held}")
     return DTYPES[dtype]
+
+
+def argument_type(dtype: torch.dtype) -> Attribute:
+    """The tile element type an argument tensor of `dtype` is held in on the device."""
+    return element_type(HELD_AS.get(dtype, dtype))
 
 
 def target_name(node: torch.fx.Node) -> str:

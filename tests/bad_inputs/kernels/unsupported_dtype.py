@@ -1,4 +1,4 @@
-"""int8 tensors: Loom lowers float32, bfloat16 and float16 (and int32/int64 indices)."""
+"""float64 tensors: Loom lowers float32, bfloat16 and float16, int32/int64 indices, and holds 8- and 16-bit integers and fp8 in wider tiles."""
 import torch
 import helion
 import helion.language as hl
@@ -14,4 +14,4 @@ def scale(x: torch.Tensor) -> torch.Tensor:  # LINE
 
 
 def inputs(M: int = 64, N: int = 64):
-    return (torch.ones(M, N, dtype=torch.int8),)
+    return (torch.ones(M, N, dtype=torch.float64),)
