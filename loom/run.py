@@ -109,14 +109,16 @@ def tensor_shapes(compilation: Compilation) -> dict[str, tuple[int, ...]]:
 
 def run(compilation: Compilation, args: tuple, *, reference=None, functional: bool = False, trace: bool = False,
         flops: float | None = None, valid: dict[str, tuple[int, ...]] | None = None,
-        placed_on: Arch | None = None) -> RunResult:
+        placed_on: Arch | None = None, engine_nocs: dict[str, int] | None = None) -> RunResult:
     """Build the per-core programs of `compilation`'s top-1 schedule and simulate them.
 
     valid: for a kernel compiled at a shape padded past the real one, each tensor's real shape
     (`tensor_shapes` of the unpadded compilation): blocks are computed whole, but only the real
     tiles move to and from DRAM (`loom.backend.program.Tensor.valid`).
     placed_on: for a kernel compiled for a virtual grid (`loom.backend.placement.virtual_arch`),
-    the architecture to run it on, its cores placed row-major."""
+    the architecture to run it on, its cores placed row-major.
+    engine_nocs: the NoC each data-movement role drives, where a baseline's kernels choose their own
+    (`loom.backend.program.Program.engine_nocs`)."""
     best = compilation.ranked[0]
     arch = compilation.lowering.arch
     placed_on = placed_on or compilation.placed_on
@@ -128,6 +130,8 @@ def run(compilation: Compilation, args: tuple, *, reference=None, functional: bo
             program, arch = place_row_major(program, tuple(arch.grid.dims), placed_on), placed_on
         if valid:
             program = replace(program, tensors=tuple(replace(t, valid=valid[t.name]) for t in program.tensors))
+        if engine_nocs:
+            program = replace(program, engine_nocs=engine_nocs)
         inputs = padded_inputs(program, args, compilation.kernel) if (functional or check_numbers) else None
         stage = "simulate"
         sim = run_stage(stage, lambda: simulate(program, arch, functional=functional or check_numbers,

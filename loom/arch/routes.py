@@ -1,8 +1,12 @@
 """The NoC's routes, from the architecture description: which links a transfer crosses, and what that
 means for DRAM traffic.
 
-The router grid is the worker grid extended by the positions of the DRAM endpoints
-(`dram.bank_positions` may lie one step outside it), wrapped into a torus (a ring for 1-D). Each
+The routers form a torus (a ring for 1-D): where the description gives it (`noc.routers`), the
+chip's router grid with the workers on the routers `noc.worker_routers` names and the DRAM endpoints at
+their router coordinates (DRAM, Ethernet and other cores sit between worker columns and rows, as in
+tt-metal's SOC descriptors); else the worker grid extended by the positions of the DRAM endpoints
+(`dram.bank_positions` may lie one step outside it). Routes run between router coordinates; `at` places
+a worker. Each
 NoC is unidirectional per axis, as on Tenstorrent chips: NoC 0 routes +x first, then +y ("right,
 then down"); NoC 1 routes -y first, then -x (the order tt-npe, Tenstorrent's NoC estimator, uses for
 Wormhole: tenstorrent/tt-npe device_models/wormhole_b0.hpp `unicastRoute`).
@@ -26,18 +30,31 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from loom.arch import Arch
 
-Link = tuple[tuple[int, ...], int]
+Coord = tuple[int, ...]
+Link = tuple[Coord, int]
 """A link of one NoC: the router it leaves and the axis it runs along."""
+Placement = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None
+"""The router torus's extents and each worker line's routers (`noc.routers`, `noc.worker_routers`)."""
 
 
 class Routes:
     """Dimension-ordered routes on the torus of one architecture's routers."""
 
-    def __init__(self, dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...]):
+    def __init__(self, dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...],
+                 placement: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None = None):
         nd = len(dims)
-        self.lo = [min(0, *(p[d] for p in banks)) for d in range(nd)]
-        hi = [max(dims[d] - 1, *(p[d] for p in banks)) for d in range(nd)]
-        self.size = [hi[d] - self.lo[d] + 1 for d in range(nd)]
+        if placement is None:  # the worker grid extended by the banks
+            self.lo = [min(0, *(p[d] for p in banks)) for d in range(nd)]
+            hi = [max(dims[d] - 1, *(p[d] for p in banks)) for d in range(nd)]
+            self.size = [hi[d] - self.lo[d] + 1 for d in range(nd)]
+            self.lines = tuple(tuple(range(n)) for n in dims)
+        else:
+            routers, self.lines = placement
+            self.lo, self.size = [0] * nd, list(routers)
+
+    def at(self, core: tuple[int, ...]) -> tuple[int, ...]:
+        """The router of the worker at grid coordinate `core`."""
+        return tuple(line[c] for line, c in zip(self.lines, core))
 
     def route(self, noc: int, src: tuple[int, ...], dst: tuple[int, ...]) -> list[Link]:
         """The links (in order) from router `src` to router `dst` on `noc`."""
@@ -54,7 +71,7 @@ class Routes:
 
 
 def routes(arch: Arch) -> Routes:
-    return _routes(tuple(arch.grid.dims), _banks(arch))
+    return _routes(tuple(arch.grid.dims), bank_positions(arch, 0) + bank_positions(arch, 1), _placement(arch))
 
 
 def dram_capacity(arch: Arch, noc: int, direction: Literal["read", "write"],
@@ -63,31 +80,62 @@ def dram_capacity(arch: Arch, noc: int, direction: Literal["read", "write"],
     reads (writes) equal shares from (to) every bank: link width x routes / routes on the busiest link.
     `used`: the cores are the first `used[d]` along each grid dimension (a candidate's occupancy), not all."""
     dims = tuple(arch.grid.dims)
-    return _capacity(dims, _banks(arch), noc, direction, tuple(used or dims)) * arch.noc.link_bytes_per_cycle
+    cores = senders(tuple(used or dims), ())
+    return _capacity(dims, bank_positions(arch, noc), _placement(arch), noc, direction,
+                     cores) * arch.noc.link_bytes_per_cycle
 
 
-def shared_links(arch: Arch, noc: int, used: tuple[int, ...] | None = None) -> tuple[tuple[float, float], ...]:
+def shared_links(arch: Arch, noc: int, used: tuple[int, ...] | None = None,
+                 groups: tuple[tuple[int, ...], ...] = ()) -> tuple[tuple[float, float], ...]:
     """The links of NoC `noc` that DRAM reads and writes share, as (a, b): a byte of chip-wide reads
-    (every core reading equal shares from every bank) puts `a` bytes on the link, a byte of writes `b`
-    (so it carries a x reads + b x writes). Only the links that are the busiest for some mix of reads
+    (the reading cores reading equal shares from every bank) puts `a` bytes on the link, a byte of
+    writes (every used core writing equal shares to every bank) `b` (so it carries a x reads + b x
+    writes). The reading cores are the senders of the multicast `groups` of the loads on the NoC
+    (`senders`; every used core for none). Only the links that are the busiest for some mix of reads
     and writes (the upper hull of the (a, b))."""
     dims = tuple(arch.grid.dims)
-    return _shared(dims, _banks(arch), noc, tuple(used or dims))
+    used = tuple(used or dims)
+    readers = tuple(sorted({c for group in (groups or ((),)) for c in senders(used, group)}))
+    return _shared(dims, bank_positions(arch, noc), _placement(arch), noc, readers, senders(used, ()))
 
 
-def _banks(arch: Arch) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(p) for p in arch.dram.bank_positions)
+def read_capacity(arch: Arch, noc: int, used: tuple[int, ...], group: tuple[int, ...] = ()) -> float:
+    """Link widths NoC `noc` carries from the banks to the senders of `group`-shaped multicast groups
+    over the first `used` cores (every one of them for no group), reading equal shares of every bank."""
+    return _capacity(tuple(arch.grid.dims), bank_positions(arch, noc), _placement(arch), noc, "read",
+                     senders(used, group))
 
 
 @cache
-def _routes(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...]) -> Routes:
-    return Routes(dims, banks)
+def senders(used: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The cores that read for multicast groups of shape `group` tiling the first `used` cores: each
+    group's first (lowest) core; every core for no group (`()`)."""
+    step = group or (1,) * len(used)
+    return tuple(itertools.product(*[range(0, n, max(g, 1)) for n, g in zip(used, step)]))
+
+
+def bank_positions(arch: Arch, noc: int) -> tuple[tuple[int, ...], ...]:
+    """Where NoC `noc` reaches each bank (router coordinates)."""
+    positions = arch.dram.noc1_bank_positions if noc == 1 else None
+    return tuple(tuple(p) for p in positions or arch.dram.bank_positions)
+
+
+def _placement(arch: Arch) -> Placement:
+    if arch.noc.routers is None:
+        return None
+    return tuple(arch.noc.routers), tuple(tuple(line) for line in arch.noc.worker_routers)
 
 
 @cache
-def _shared(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int,
-            used: tuple[int, ...]) -> tuple[tuple[float, float], ...]:
-    share = {direction: _loads(dims, banks, noc, direction, used) for direction in ("read", "write")}
+def _routes(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement: Placement) -> Routes:
+    return Routes(dims, banks, placement)
+
+
+@cache
+def _shared(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement: Placement, noc: int,
+            readers: tuple[Coord, ...], writers: tuple[Coord, ...]) -> tuple[tuple[float, float], ...]:
+    share = {"read": _loads(dims, banks, placement, noc, "read", readers),
+             "write": _loads(dims, banks, placement, noc, "write", writers)}
     pairs = sorted({(share["read"].get(link, 0.0), share["write"].get(link, 0.0))
                     for link in share["read"].keys() | share["write"].keys()}, reverse=True)
     kept: list[tuple[float, float]] = []
@@ -105,24 +153,25 @@ def _below(p: tuple[float, float], q: tuple[float, float], r: tuple[float, float
     return (r[0] - p[0]) * (q[1] - p[1]) - (r[1] - p[1]) * (q[0] - p[0]) >= 0
 
 
-def _loads(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str,
-           used: tuple[int, ...]) -> dict[Link, float]:
-    """Each link's share of all-to-all traffic between the banks and the used cores (bytes per byte)."""
-    topology = _routes(dims, banks)
+def _loads(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement: Placement, noc: int,
+           direction: str, cores: tuple[tuple[int, ...], ...]) -> dict[Link, float]:
+    """Each link's share of all-to-all traffic between the banks and `cores` (bytes per byte)."""
+    topology = _routes(dims, banks, placement)
     load: Counter[Link] = Counter()
     pairs = 0
     for bank in banks:
-        for core in itertools.product(*[range(d) for d in used]):
-            src, dst = (bank, core) if direction == "read" else (core, bank)
+        for core in cores:
+            router = topology.at(core)
+            src, dst = (bank, router) if direction == "read" else (router, bank)
             load.update(topology.route(noc, src, dst))
             pairs += 1
     return {link: n / pairs for link, n in load.items()}
 
 
 @cache
-def _capacity(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], noc: int, direction: str,
-              used: tuple[int, ...] | None = None) -> float:
+def _capacity(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement: Placement, noc: int,
+              direction: str, cores: tuple[tuple[int, ...], ...]) -> float:
     """Routes per route crossing the busiest link (link widths the NoC carries), for all-to-all traffic
-    between the banks and the cores of the first `used` rows and columns (all of `dims` by default)."""
-    loads = _loads(dims, banks, noc, direction, used or dims)
+    between the banks and `cores`."""
+    loads = _loads(dims, banks, placement, noc, direction, cores)
     return 1 / max(loads.values()) if loads else float("inf")

@@ -91,6 +91,10 @@ class Dram(_Frozen):
     bank_positions: list[list[int]] = Field(
         description="Worker-grid coordinates of each bank's NoC endpoint, one per bank; a coordinate may lie "
                     "one step outside the worker grid (-1 or dims[d]).")
+    noc1_bank_positions: list[list[int]] | None = Field(
+        default=None, description="Where NoC 1 reaches each bank, where that differs from `bank_positions` (a "
+                                  "DRAM channel has several NoC endpoints; Blackhole's banks take NoC 0 and NoC 1 "
+                                  "at different ones); absent, both NoCs use `bank_positions`.")
     efficiency: float = Field(
         gt=0, le=1,
         description="Fraction of the peak bandwidth that sustained streaming reaches (measured saturation / "
@@ -100,9 +104,11 @@ class Dram(_Frozen):
 
     @model_validator(mode="after")
     def _one_position_per_bank(self) -> Dram:
-        if len(self.bank_positions) != self.banks:
-            inconsistent("bank_positions", f"expected one position per bank (dram.banks = {self.banks}), "
-                                           f"found {len(self.bank_positions)} positions")
+        for name in ("bank_positions", "noc1_bank_positions"):
+            positions = getattr(self, name)
+            if positions is not None and len(positions) != self.banks:
+                inconsistent(name, f"expected one position per bank (dram.banks = {self.banks}), "
+                                   f"found {len(positions)} positions")
         return self
 
 
@@ -120,6 +126,14 @@ class Noc(_Frozen):
     multicast: list[MulticastShape] = Field(
         description="Multicast destination shapes the NoC supports: a grid row, a grid column, a rectangle.")
     gather: bool = Field(description="Whether core-to-core (L1 to L1) forwarding and gathering is supported.")
+    routers: list[PosInt] | None = Field(
+        default=None, description="Extent of the torus of NoC routers per dimension, x first: every core with a "
+                                  "router (workers, DRAM, Ethernet, PCIe, ARC). With `worker_routers`; absent, the "
+                                  "torus is the worker grid extended by the DRAM endpoints.")
+    worker_routers: list[list[NonNegInt]] | None = Field(
+        default=None, description="Per grid dimension, the router coordinate of each worker column (x) or row "
+                                  "(y), in order (the worker grid is a subset of the routers, with DRAM and other "
+                                  "cores between); with `routers`. Absent, worker i sits at router i.")
 
 
 class Rates(_Frozen):
@@ -230,12 +244,19 @@ class Arch(_Frozen):
             if illegal:
                 inconsistent("noc.multicast", f"expected only 'row' multicast on a 1-D grid, "
                                               f"found {', '.join(repr(s) for s in illegal)}")
-        for i, pos in enumerate(self.dram.bank_positions):
-            inside = len(pos) == ndims and all(-1 <= c <= d for c, d in zip(pos, self.grid.dims))
-            if not inside:
+        self._check_routers(ndims)
+        positions = [(f"bank_positions.{i}", pos) for i, pos in enumerate(self.dram.bank_positions)]
+        positions += [(f"noc1_bank_positions.{i}", pos) for i, pos in enumerate(self.dram.noc1_bank_positions or [])]
+        for field, pos in positions:
+            if self.noc.routers is None:
+                inside = len(pos) == ndims and all(-1 <= c <= d for c, d in zip(pos, self.grid.dims))
                 bounds = " x ".join(f"[-1, {d}]" for d in self.grid.dims)
-                inconsistent(f"dram.bank_positions.{i}",
-                             f"expected {ndims} coordinate(s) within {bounds}, found {pos}")
+            else:  # router coordinates, off the workers' routers
+                inside = len(pos) == ndims and all(0 <= c < n for c, n in zip(pos, self.noc.routers)) and not all(
+                    c in lines for c, lines in zip(pos, self.noc.worker_routers))
+                bounds = " x ".join(f"[0, {n - 1}]" for n in self.noc.routers) + ", not a worker's router"
+            if not inside:
+                inconsistent(f"dram.{field}", f"expected {ndims} coordinate(s) within {bounds}, found {pos}")
         for section in ("unpack", "pack"):
             for dtype in getattr(self, section).cycles_per_tile:
                 if dtype not in self.dtypes.tile_bytes:
@@ -248,6 +269,23 @@ class Arch(_Frozen):
                              f"expected a dtype listed in dtypes.tile_bytes "
                              f"({', '.join(self.dtypes.tile_bytes)}), found '{dtype}'")
         return self
+
+    def _check_routers(self, ndims: int) -> None:
+        """`noc.routers` and `noc.worker_routers` come together; each worker line on a router of the torus."""
+        routers, lines = self.noc.routers, self.noc.worker_routers
+        if (routers is None) != (lines is None):
+            given, missing = ("routers", "worker_routers") if lines is None else ("worker_routers", "routers")
+            inconsistent(f"noc.{missing}", f"expected noc.{missing} with noc.{given}, found none")
+        if routers is None:
+            return
+        if len(routers) != ndims or len(lines) != ndims:
+            inconsistent("noc.routers", f"expected {ndims} extent(s) and {ndims} list(s) of worker routers "
+                                        f"(grid.dims = {self.grid.dims}), found {routers} and {len(lines)} list(s)")
+        for d, (extent, line) in enumerate(zip(routers, lines)):
+            if len(line) != self.grid.dims[d] or sorted(set(line)) != line or line[-1] >= extent:
+                inconsistent(f"noc.worker_routers.{d}",
+                             f"expected {self.grid.dims[d]} increasing router coordinates below {extent} "
+                             f"(grid.dims[{d}] = {self.grid.dims[d]}, noc.routers[{d}] = {extent}), found {line}")
 
     @property
     def num_cores(self) -> int:

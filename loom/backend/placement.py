@@ -37,7 +37,25 @@ def virtual_arch(arch: Arch, dims: tuple[int, ...]) -> Arch:
         raise ProgramError(f"a virtual grid {list(dims)} must have {len(arch.grid.dims)} dims and at most the "
                            f"{arch.grid.num_cores} cores of {arch.name}")
     name = f"{arch.name}@{'x'.join(map(str, dims))}"
-    return arch.model_copy(update={"name": name, "grid": arch.grid.model_copy(update={"dims": list(dims)})})
+    update = {"name": name, "grid": arch.grid.model_copy(update={"dims": list(dims)})}
+    if arch.noc.routers is not None:  # the model prices the virtual grid with the banks on its edges
+        update["noc"] = arch.noc.model_copy(update={"routers": None, "worker_routers": None})
+        update["dram"] = arch.dram.model_copy(update={
+            "bank_positions": [_on_edge(arch, p, dims) for p in arch.dram.bank_positions],
+            "noc1_bank_positions": None if arch.dram.noc1_bank_positions is None else
+            [_on_edge(arch, p, dims) for p in arch.dram.noc1_bank_positions]})
+    return arch.model_copy(update=update)
+
+
+def _on_edge(arch: Arch, router: list[int], dims: tuple[int, ...]) -> list[int]:
+    """A bank endpoint at router coordinate `router` as a position beside a virtual grid of `dims`: left
+    of it (x = -1) when its column lies left of the workers' middle, else right (x = dims[0]); along y at
+    the virtual row of the nearest worker row (an approximation: the virtual grid is not on the routers;
+    the simulator runs the placed programs on the real ones)."""
+    columns, rows = arch.noc.worker_routers
+    x = -1 if router[0] < (columns[0] + columns[-1]) / 2 else dims[0]
+    nearest = min(range(len(rows)), key=lambda i: abs(rows[i] - router[1]))
+    return [x, min(nearest, dims[1] - 1)]
 
 
 def place_row_major(program: Program, virtual_dims: tuple[int, ...], arch: Arch) -> Program:

@@ -3,10 +3,10 @@
 A `Program` is written the way TT-Metalium kernels are: every participating core runs three
 roles concurrently,
 
-- a **reader** (data-movement RISC, NoC 1 by default): DRAM / other cores -> L1 circular buffers,
+- a **reader** (data-movement RISC, NoC 0 by default): DRAM / other cores -> L1 circular buffers,
 - a **compute** role (matrix engine and vector unit): ops on tiles in circular buffers and in
   named local L1 buffers (accumulators that persist across loop iterations),
-- a **writer** (data-movement RISC, NoC 0 by default): L1 -> DRAM, forwarding to other cores,
+- a **writer** (data-movement RISC, NoC 1 by default): L1 -> DRAM, forwarding to other cores,
 
 which synchronise through circular buffers (CBs: `CbReserve`/`CbPush` on the producer side,
 `CbWait`/`CbPop` on the consumer side) and semaphores (the sender/receiver handshake of a
@@ -84,8 +84,7 @@ class CB:
         return self.rows * self.cols
 
     @property
-    def capacity(self) -> int:
-        """Capacity in tiles."""
+    def capacity(self) -> int:  # in tiles
         return self.slots * self.rows * self.cols
 
 
@@ -501,6 +500,7 @@ class Program:
     groups: tuple[CoreGroup, ...]
     name: str = "program"
     meta: Mapping[str, object] = field(default_factory=dict, compare=False)
+    engine_nocs: Mapping[str, int] | None = None  # each role's NoC where chosen (TTNN's matmul); else the defaults
 
     def __post_init__(self) -> None:
         _set(self, "tensors", tuple(self.tensors))

@@ -56,7 +56,7 @@ from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, Vb
 from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import Read, engine_noc, load_engine, spread_reads
+from loom.mapping.engines import Read, engine_noc, load_engine, read_noc, spread_reads, store_noc
 from loom.mapping.reduction import split_loop_op
 from loom.model.heg import Knob, double_buffered, load_buffer
 
@@ -134,22 +134,24 @@ class ProgramBuilder:
         self.skip_epilogue = False  # set while a split's sender walks the ops after the split loop
 
     def _load_engines(self) -> dict[CopyOp, str]:
-        """Loads alternate between the engines (`load_engine`); a load of a tensor the kernel also stores
-        (read back: `loom.frontend.global_tensors.check_read_back`) goes to the writer, behind its stores.
-        A pipe stage whose `spread` knob is on spreads its reads over the NoCs (`spread_reads`, around its
-        stores on the writer's NoC; into `self.parts_elsewhere`)."""
-        engines = {}
-        self.parts_elsewhere: dict[CopyOp, int] = {}
+        """Loads alternate between the engines (`load_engine`; a tensor the kernel also stores, read back, goes
+        to the writer, behind its stores), each on the NoC that carries most to its readers (`read_noc`),
+        stores on `store_noc`. A pipe stage whose `spread` knob is on spreads its reads over both NoCs
+        (`spread_reads`, around its stores; into `self.parts_elsewhere`)."""
+        engines, self.parts_elsewhere, self.read_noc = {}, {}, {}
         nocs, used = self.arch.noc.count, self.candidate.view.occupancy
-        links = tuple(shared_links(self.arch, n, used) for n in range(nocs))
-        writer = engine_noc("writer", nocs)
+        writer = store_noc(self.arch, used)
+        self.store_noc = None if writer == engine_noc("writer", nocs) else writer  # None: the writer's own
         for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
             copies = [op for op in block_op.regions[0].block.ops if isinstance(op, CopyOp)]
             loads = [op for op in copies if op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
                 engines[load] = load_engine(position, reads_back=self._reads_back(load))
+                self.read_noc[load] = read_noc(self.arch, used, self._reading_group(load))
             if loads and all(load_buffer(load) in self.spread for load in loads):
-                reads = [self._read(load, engine_noc(engines[load], nocs)) for load in loads]
+                every = tuple(sorted({self._reading_group(load) for load in loads}))
+                links = tuple(shared_links(self.arch, n, used, every) for n in range(nocs))
+                reads = [self._read(load, self.read_noc[load]) for load in loads]
                 stored = sum(self._block_bytes(op.dest)[2] for op in copies if op.src_space.data == "L1")
                 writes = tuple(stored if n == writer else 0.0 for n in range(nocs))
                 self.parts_elsewhere.update(zip(loads, spread_reads(reads, links, writes)))
@@ -492,7 +494,7 @@ class ProgramBuilder:
         if op.src_space.data == "L1":
             tensor, index, rows, cols = self.global_block(op.dest, env)
             buf = self._buf_of_view(op.source)
-            roles.writer.append(P.DramWrite(tensor, index, buf.name, rows, cols))
+            roles.writer.append(P.DramWrite(tensor, index, buf.name, rows, cols, noc=self.store_noc))
             if not _double_buffered_cb(buf):
                 roles.writer.append(P.Barrier())
             return
@@ -541,9 +543,15 @@ class ProgramBuilder:
         return code
 
     def dram_reads(self, load: CopyOp, tensor: str, index: tuple, cb: str, rows: int, cols: int) -> list:
-        """The reads of one block, a share of it on the other NoC where its stage spreads (`block_reads`)."""
-        other = 1 - engine_noc(self.engine_of[load], self.arch.noc.count)
-        return block_reads(tensor, index, cb, rows, cols, self.parts_elsewhere.get(load, 0), other)
+        """The reads of one block on its NoC (`read_noc`; unnamed where it is its engine's own), a share of
+        it on the other NoC where its stage spreads (`block_reads`)."""
+        nocs, own = self.arch.noc.count, self.read_noc[load]
+        named = None if own == engine_noc(self.engine_of[load], nocs) else own
+        return block_reads(tensor, index, cb, rows, cols, self.parts_elsewhere.get(load, 0), 1 - own, named)
+
+    def _reading_group(self, load: CopyOp) -> tuple[int, ...]:
+        """The shape of the core groups one core of which reads `load` for all; `()` for a unicast load."""
+        return tuple(self.transfer_of[load].group) if self.transfer_of[load].receivers > 1 else ()
 
     def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
         """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""

@@ -32,6 +32,7 @@ from loom.backend.placement import virtual_arch
 from loom.baselines.ttnn_gemm_kernels import GEMM_BY_PARTIALS
 from loom.baselines.ttnn_matmul import MatmulConfig, ceil_div, intermediate, matmul_default_config
 from loom.baselines.ttnn_sdpa import kv_chains, sdpa_decode_config, sdpa_prefill_config
+from loom.mapping.engines import MATMUL_ENGINE_NOCS
 from loom.schedule import Schedule, ScheduleError
 
 TILE = 32
@@ -48,6 +49,7 @@ class Baseline:
     arch: Arch
     placed_on: Arch | None = None
     kernel: object | None = None
+    engine_nocs: dict[str, int] | None = None  # the NoCs its kernels choose (`Program.engine_nocs`)
 
 
 def _split_over_grid(dims: tuple[int, ...], sizes: list[int]) -> list[list[int]] | None:
@@ -134,7 +136,7 @@ def gemm_baseline(cfg: MatmulConfig, shape: dict, arch: Arch, dtype: str = "bflo
                               + ": the last cores compute padding; only real tiles move to and from DRAM")
     kernel = GEMM_BY_PARTIALS[partials]
     schedule.kernel = kernel.fn.__name__
-    return Baseline(schedule, arch, kernel=kernel)
+    return Baseline(schedule, arch, kernel=kernel, engine_nocs=MATMUL_ENGINE_NOCS)
 
 
 def ttnn_flash_attention(shape: dict, arch: Arch, q_chunk: int | None = None, k_chunk: int | None = None) -> Baseline:

@@ -105,7 +105,7 @@ def _simulate(baseline: Baseline, source: KernelFile, shape: dict, args: tuple, 
     compiled = compile_kernel(baseline.kernel or source.kernel, ttnn_args, baseline.arch, shape=schedule.shape,
                               schedule=schedule)
     return run(compiled, ttnn_args, flops=flops, valid=tensor_shapes(loom) if padded else None,
-               placed_on=baseline.placed_on).sim.cycles
+               placed_on=baseline.placed_on, engine_nocs=baseline.engine_nocs).sim.cycles
 
 
 SUMMARY_KEYS = {"default": ("geomean_speedup_vs_ttnn", "min_speedup", "max_speedup"),

@@ -7,7 +7,8 @@ kernels do (in0 on one, in1 on the other), so two operands stream concurrently.
 
 A read may also be issued on the other NoC (TT-Metalium's `noc_async_read` takes the NoC): the two
 NoCs carry DRAM reads at different rates (`loom.arch.routes.dram_capacity`: on Wormhole the
-reader's NoC 1 leaves the two bank columns along them, NoC 0 along the six bank rows), so a pipe
+reader's NoC 0 leaves the two bank columns along the bank rows, +x first, where NoC 1 runs along
+the columns, -y first; so the writer's loads on NoC 1 bind first), so a pipe
 stage may issue a share of the tile rows of its reads on the NoC that has room to spare
 (`spread_reads`, with its stores on the writer's NoC counted: `loom.arch.routes.shared_links`),
 until both NoCs' busiest links are about equally loaded. A pipe's `spread_` knob decides; the model
@@ -17,6 +18,12 @@ prices the stage's reads on both NoCs together when it is on.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from loom.arch.routes import dram_capacity, read_capacity
+
+if TYPE_CHECKING:
+    from loom.arch import Arch
 
 
 def load_engine(position: int, reads_back: bool = False) -> str:
@@ -28,9 +35,39 @@ def load_engine(position: int, reads_back: bool = False) -> str:
 
 
 def engine_noc(engine: str, nocs: int) -> int:
-    """The NoC an engine drives: the reader NoC 1 (TT-Metalium's reader kernels on Wormhole), every
-    other engine NoC 0; NoC 0 where there is only one."""
-    return 1 if engine == "reader" and nocs > 1 else 0
+    """The NoC an engine drives: the reader NoC 0, every other engine (the writer) NoC 1, as
+    TT-Metalium's reader and writer kernels do (`ReaderDataMovementConfig` / `WriterDataMovementConfig`
+    take `preferred_noc_for_dram_read` / `_write`: NOC_0 / NOC_1 on Wormhole and Blackhole, tt-metal
+    tt_metal/api/tt-metalium/data_types.hpp); NoC 0 where there is only one."""
+    return 1 if engine != "reader" and nocs > 1 else 0
+
+
+def read_noc(arch: Arch, used: tuple[int, ...], group: tuple[int, ...] = ()) -> int:
+    """The NoC a DRAM load's reads take: the one that carries most from the banks to the cores that read
+    (`loom.arch.routes.read_capacity`: the senders of its multicast `group`s over the `used` cores, every
+    core for a unicast load); the reader's NoC where they tie. A hand-written kernel picks it the same
+    way (TTNN's matmul reads in0, whose senders hold one column, on NoC 1 and in1, one row, on NoC 0)."""
+    if arch.noc.count < 2:
+        return 0
+    home = engine_noc("reader", 2)
+    capacity = {noc: read_capacity(arch, noc, tuple(used), tuple(group)) for noc in (0, 1)}
+    return max((home, 1 - home), key=lambda noc: capacity[noc])
+
+
+def store_noc(arch: Arch, used: tuple[int, ...]) -> int:
+    """The NoC a core's DRAM stores take: the one that carries most from the `used` cores to the banks;
+    the writer's NoC where they tie."""
+    if arch.noc.count < 2:
+        return 0
+    home = engine_noc("writer", 2)
+    capacity = {noc: dram_capacity(arch, noc, "write", tuple(used)) for noc in (0, 1)}
+    return max((home, 1 - home), key=lambda noc: capacity[noc])
+
+
+MATMUL_ENGINE_NOCS = {"reader": 1, "writer": 0}
+"""The NoCs of TTNN's matmul kernels, which choose their own: the in0 reader (activations) on NoC 1 and
+the in1 reader and output writer on NoC 0 (`in0_noc = preferred_noc_for_dram_write`, `in1_noc =
+preferred_noc_for_dram_read` in ttnn's matmul multicast program factories); a `Program.engine_nocs`."""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ from loom.arch.routes import dram_capacity, shared_links
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import engine_noc, load_engine
+from loom.mapping.engines import load_engine, read_noc, store_noc
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq, nodes
 
@@ -268,16 +268,24 @@ class LatencyModel:
 
     def bank_links(self, loads: list[Primitive], stores: list[Primitive], spread: E.Expr | None) -> E.Expr:
         """A stage's DRAM traffic over the NoC links at the banks (`loom.arch.routes.shared_links`: a link
-        carries a x reads + b x writes): its stores on the writer's NoC, its reads on each engine's own or,
-        with the `spread` knob on, shared between the NoCs as `spread_reads` balances them."""
+        carries a x reads + b x writes): its stores on their NoC (`store_noc`), each load's reads on the NoC
+        that carries most to its reading cores (`read_noc`) or, with the `spread` knob on, shared between
+        the NoCs as `spread_reads` balances them."""
         nocs, used, width = self.arch.noc.count, self.candidate.view.occupancy, self.arch.noc.link_bytes_per_cycle
-        writer = engine_noc("writer", nocs)
+        writer = store_noc(self.arch, used)
         stored = self.chip_writes(stores) if stores else None
         label = "NoC links at the DRAM banks" + (" (loads and stores)" if stores else "")
         on_noc: dict[int, list[E.Expr]] = {}
-        for position, prim in enumerate(loads):
-            engine = load_engine(position, reads_back=prim.tensor in self.stored)
-            on_noc.setdefault(engine_noc(engine, nocs), []).append(self.chip_read(prim))
+        groups: dict[int, set[tuple[int, ...]]] = {}
+        for prim in loads:
+            group = self.reading_group(prim)
+            noc = read_noc(self.arch, used, group)
+            on_noc.setdefault(noc, []).append(self.chip_read(prim))
+            groups.setdefault(noc, set()).add(group)
+
+        def links(noc: int, readers: set | None = None) -> tuple[tuple[float, float], ...]:
+            return shared_links(self.arch, noc, used, tuple(sorted(readers if readers is not None
+                                                                   else groups.get(noc, {()}))))
 
         def busiest(pairs, reads: E.Expr | None, writes: E.Expr | None) -> E.Expr:
             """Cycles of the busiest link: (a x reads + b x writes) / link width, over the links."""
@@ -285,19 +293,26 @@ class LatencyModel:
                                      *([E.rate(writes, width / b)] if b and writes is not None else []))
                                for a, b in pairs if (a and reads is not None) or (b and writes is not None)])
 
-        own = E.maximum(*[busiest(shared_links(self.arch, noc, used), E.add(*on_noc[noc]) if noc in on_noc else None,
+        own = E.maximum(*[busiest(links(noc), E.add(*on_noc[noc]) if noc in on_noc else None,
                                   stored if noc == writer else None)
                           for noc in range(nocs) if noc in on_noc or (noc == writer and stored is not None)])
         if spread is None or nocs < 2:
             return E.with_label(own, label)
         # reads R over both NoCs, the writer's links also carrying the stores W, the other's busiest c x R_o:
         # balanced, each writer link l gives c (a_l R + b_l W) / (a_l + c); no split beats the stores alone
-        (c, _), *_ = sorted(shared_links(self.arch, 1 - writer, used), reverse=True)
-        pairs = [(c * a / (a + c), c * b / (a + c)) for a, b in shared_links(self.arch, writer, used)]
+        every = {g for found in groups.values() for g in found}
+        (c, _), *_ = sorted(links(1 - writer, every), reverse=True)
+        pairs = [(c * a / (a + c), c * b / (a + c)) for a, b in links(writer, every)]
         both = busiest(pairs, self.chip_reads(loads), stored)
         if stored is not None:
-            both = E.maximum(both, busiest([(0, b) for _, b in shared_links(self.arch, writer, used)], None, stored))
+            both = E.maximum(both, busiest([(0, b) for _, b in links(writer, every)], None, stored))
         return E.select(spread, both, own, label=label)
+
+    def reading_group(self, prim: Primitive) -> tuple[int, ...]:
+        """The shape of the core groups one core of which reads `prim` for all (a multicast's or a forwarding
+        line's); `()` when every core reads its own."""
+        transfer = prim.transfer
+        return tuple(transfer.group) if transfer is not None and transfer.receivers > 1 else ()
 
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
@@ -327,7 +342,7 @@ class LatencyModel:
             engine = load_engine(position, reads_back=prim.tensor in self.stored)
             engines.setdefault(engine, []).extend(work)
             multicasts.setdefault(engine, []).extend(pushes)
-            lines.setdefault(engine, []).append(E.rate(self.chip_read(prim), self.arrival_bandwidth(engine, prim)))
+            lines.setdefault(engine, []).append(E.rate(self.chip_read(prim), self.arrival_bandwidth(prim)))
         per_core = E.maximum(*[E.add(*work) for work in engines.values()],
                              *[E.add(*pushes) for pushes in multicasts.values() if pushes])
         bounds = [E.rate(self.chip_reads(loads), self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
@@ -355,17 +370,18 @@ class LatencyModel:
         return E.rate(E.ceil_div(E.mul(chip_bytes, g), E.minimum(g, width)), self.arch.dram.bandwidth_bytes_per_cycle,
                       label=f"DRAM banks under the blocks of {prim.tensor}")
 
-    def arrival_bandwidth(self, engine: str, prim: Primitive) -> int:
+    def arrival_bandwidth(self, prim: Primitive) -> int:
         """Bytes per cycle that can arrive at the cores reading `prim` from DRAM. A NoC ends its
-        route along one dimension (the reader's along rows, the writer's along columns), so the
-        readers' data shares the links of the lines they sit on: with a column multicast only
-        one row of senders reads, and all of A crosses that row's links."""
+        route along one dimension (NoC 1 along rows, NoC 0 along columns), so the readers' data
+        shares the links of the lines they sit on: with a column multicast only one row of senders
+        reads, and all of A crosses that row's links (`read_noc` takes the NoC that ends along columns
+        there)."""
         dims = self.candidate.view.occupancy
         group = prim.transfer.group if prim.transfer else (1,) * len(dims)
         if len(dims) == 1 or self.arch.noc.count == 1:
             lines = max(dims[0] // group[0], 1)
         else:
-            axis = 1 if engine == "reader" else 0
+            axis = 1 if read_noc(self.arch, dims, self.reading_group(prim)) == 1 else 0
             lines = max(dims[axis] // group[axis], 1)
         return lines * self.arch.noc.link_bytes_per_cycle
 
@@ -380,8 +396,8 @@ class LatencyModel:
                    for p in stores if self.crowds_banks(p)]
         shared = E.maximum(E.rate(total, self.arch.dram.bandwidth_bytes_per_cycle, label="chip DRAM bandwidth"),
                            *crowded,
-                           E.rate(total, dram_capacity(self.arch, engine_noc("writer", self.arch.noc.count), "write",
-                                                       self.candidate.view.occupancy),
+                           E.rate(total, dram_capacity(self.arch, store_noc(self.arch, self.candidate.view.occupancy),
+                                                       "write", self.candidate.view.occupancy),
                                   label="NoC links into the DRAM banks"))
         return E.add(E.maximum(per_core, shared), self.arch.dram.write_latency_cycles, label="store stage")
 

@@ -213,7 +213,8 @@ class Simulator(MovementMixin, ComputeMixin):
                 for kind in ROLES:
                     body = group.role(kind)
                     if body:
-                        noc = engine_noc(kind, self.fabric.nocs)
+                        chosen = (program.engine_nocs or {}).get(kind)
+                        noc = engine_noc(kind, self.fabric.nocs) if chosen is None or self.fabric.nocs < 2 else chosen
                         role = Role(core, kind, body, dict(env0), noc, self.launch)
                         self.roles.append(role)
                         self.schedule(self.launch, self._step, role)

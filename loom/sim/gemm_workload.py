@@ -61,6 +61,7 @@ from loom.backend.program import (
     cy,
 )
 from loom.baselines.ttnn_matmul import CbModel, interm_tile_bytes, matmul_subblock, multi_dim_per_core_factor
+from loom.mapping.engines import MATMUL_ENGINE_NOCS
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def gemm_program(arch: Arch, cfg: GemmConfig, name: str | None = None) -> Progra
     tensors = (Tensor("A", (cfg.M, cfg.K), cfg.dtype), Tensor("B", (cfg.K, cfg.N), cfg.dtype),
                Tensor("C", (cfg.M, cfg.N), cfg.out_dtype, "output"))
     return Program(arch.name, tensors, tuple(groups), name or f"gemm_{cfg.M}x{cfg.K}x{cfg.N}",
-                   meta={"flops": cfg.flops, "config": cfg})
+                   meta={"flops": cfg.flops, "config": cfg}, engine_nocs=MATMUL_ENGINE_NOCS)
 
 
 def gemm_grid_config(arch: Arch, M: int, K: int, N: int, grid: tuple[int, int], in0_block_w: int,

@@ -129,7 +129,7 @@ class MovementMixin:
         moved, per_bank = t.moved(ins_index, rows, cols, banks)
         for bank, count in per_bank:
             nbytes = count * t.dram_tile_bytes
-            bnode = fab.bank_nodes[bank]
+            bnode = fab.bank_nodes[noc][bank]
             links = fab.route(noc, bnode, core.node)[0]
             f = fab.reserve(now, links, fab.flits(nbytes), (
                 (fab.bank_base + bank, nbytes * bcost),
@@ -167,7 +167,7 @@ class MovementMixin:
         moved, per_bank = t.moved(ins_index, rows, cols, banks)
         for bank, count in per_bank:
             nbytes = count * t.dram_tile_bytes
-            bnode = fab.bank_nodes[bank]
+            bnode = fab.bank_nodes[noc][bank]
             links = fab.route(noc, core.node, bnode)[0]
             f = fab.reserve(now, links, fab.flits(nbytes), (
                 (port, nbytes * pcost), (fab.stream("dram write", core.node, bnode, noc), nbytes * scost),

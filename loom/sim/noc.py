@@ -1,8 +1,9 @@
 """The on-chip fabric: torus/ring topology, dimension-ordered routes, multicast trees, and the
 shared resources (NoC links, DRAM banks, per-core NoC ports) that transfers reserve.
 
-Topology (`loom.arch.routes`). The router grid is the worker grid extended by the positions of
-the DRAM endpoints, wrapped into a torus (a ring for 1-D); NoC 0 routes +x first, then +y, NoC 1
+Topology (`loom.arch.routes`). The routers form a torus (a ring for 1-D): the chip's router grid
+with workers, DRAM and other cores where the description places them, or the worker grid extended by
+the positions of the DRAM endpoints; NoC 0 routes +x first, then +y, NoC 1
 -y first, then -x, so a NoC 1 route from b to a retraces the NoC 0 route from a to b. A
 multicast follows the union of the dimension-ordered routes to its destinations, which is a
 tree: every tree link carries the data once.
@@ -45,7 +46,7 @@ from collections import deque
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from loom.arch.routes import routes
+from loom.arch.routes import bank_positions, routes
 
 if TYPE_CHECKING:
     from loom.arch import Arch
@@ -58,7 +59,6 @@ class Fabric:
         self.arch = arch
         dims = list(arch.grid.dims)
         self.ndims = nd = len(dims)
-        banks = arch.dram.bank_positions
         self.routes = routes(arch)  # the torus of workers and DRAM endpoints, dimension-ordered
         self.lo, self.size = self.routes.lo, self.routes.size
         self.stride = [1] * nd
@@ -77,7 +77,8 @@ class Fabric:
         self.ahead: list[deque[float]] = [deque() for _ in range(self.stream_base)]
         self.streams: dict[tuple, int] = {}
         self.stream_names: list[str] = []
-        self.bank_nodes = [self.node(tuple(p)) for p in banks]
+        self.bank_nodes = [[self.router_node(p) for p in bank_positions(arch, noc)] for noc in range(arch.noc.count)]
+        """Per NoC, the router of each bank's endpoint on it."""
         self.flit = arch.noc.link_bytes_per_cycle
         self.packet = arch.noc.max_packet_bytes
         self.hop = arch.noc.hop_latency_cycles
@@ -94,12 +95,16 @@ class Fabric:
 
     # --- topology -------------------------------------------------------------------------
 
-    def node(self, coord: tuple[int, ...]) -> int:
-        """Router index of a grid coordinate (worker or DRAM endpoint)."""
+    def node(self, core: tuple[int, ...]) -> int:
+        """Router index of the worker at grid coordinate `core`."""
+        return self.router_node(self.routes.at(core))
+
+    def router_node(self, coord: tuple[int, ...]) -> int:
+        """Router index of a router coordinate (a worker's `routes.at`, a DRAM endpoint)."""
         return sum((c - lo) * s for c, lo, s in zip(coord, self.lo, self.stride))
 
     def coord(self, node: int) -> tuple[int, ...]:
-        """Grid coordinate of router `node`."""
+        """Router coordinate of router `node`."""
         return tuple((node // s) % n + lo for s, n, lo in zip(self.stride, self.size, self.lo))
 
     def link_name(self, link: int) -> str:
@@ -125,7 +130,7 @@ class Fabric:
     def _route(self, noc: int, src: int, dst: int) -> tuple[tuple[int, ...], int]:
         """Links (in order) from router `src` to router `dst` on `noc`, and the hop count."""
         base = noc * self.nnodes * self.ndims
-        links = tuple(base + self.node(at) * self.ndims + axis
+        links = tuple(base + self.router_node(at) * self.ndims + axis
                       for at, axis in self.routes.route(noc, self.coord(src), self.coord(dst)))
         return links, len(links)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from loom.arch import Arch
+from loom.arch.routes import routes
 from loom.backend.program import (
     CB,
     Affine,
@@ -60,8 +61,10 @@ def _all_cores(arch: Arch) -> tuple[tuple[int, ...], ...]:
 
 
 def _nearest_core(arch: Arch, pos: list[int]) -> tuple[int, ...]:
-    """The worker core closest to a grid position (e.g. a DRAM endpoint)."""
-    return tuple(min(max(c, 0), d - 1) for c, d in zip(pos, arch.grid.dims))
+    """The worker core whose router is closest to router coordinate `pos` (a DRAM endpoint), the
+    first such in grid order."""
+    at = routes(arch).at
+    return min(_all_cores(arch), key=lambda core: sum(abs(a - p) for a, p in zip(at(core), pos)))
 
 
 def _neighbour(arch: Arch, core: tuple[int, ...]) -> tuple[int, ...]:

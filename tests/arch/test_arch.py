@@ -156,6 +156,17 @@ CASES = [
     ("vector op missing", "wormhole_n150", _delete("vector_unit", "cycles_per_tile", "exp"),
      "vector_unit.cycles_per_tile"),
     ("two NoCs max", "wormhole_n150", _set(3, "noc", "count"), "noc.count"),
+    ("bank on a worker's router", "wormhole_n150", _set([1, 1], "dram", "bank_positions", 0),
+     "dram.bank_positions.0"),
+    ("NoC 1 bank outside the routers", "blackhole_p150", _set([17, 1], "dram", "noc1_bank_positions", 3),
+     "dram.noc1_bank_positions.3"),
+    ("NoC 1 bank count", "blackhole_p150", _set([[0, 1]], "dram", "noc1_bank_positions"),
+     "dram.noc1_bank_positions"),
+    ("worker routers without the torus", "wormhole_n150", _delete("noc", "routers"), "noc.routers"),
+    ("a worker line too short", "wormhole_n150", _set([1, 2, 3], "noc", "worker_routers", 0),
+     "noc.worker_routers.0"),
+    ("a worker line past the torus", "blackhole_p150", _set([2, 3, 4, 5, 6, 7, 8, 9, 10, 12], "noc",
+                                                            "worker_routers", 1), "noc.worker_routers.1"),
 ]
 
 

@@ -60,7 +60,7 @@ def _role_end(program, arch, role):
 @pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150"])
 def test_deferred_stores_match_torch_and_overlap(arch):
     source = load_kernel_file(EXAMPLES / "matmul.py")
-    shape = {"M": 1024, "N": 512, "K": 128}
+    shape = {"M": 1024, "N": 512, "K": 64}
     args = source.example_args(shape)
     sizes = {"tile_m": 32, "tile_n": 64, "tile_k": 64}  # 256 output blocks: several per core
     compilation = compile_kernel(source.kernel, args, arch, shape=shape, block_sizes=sizes, top_k=0)

@@ -148,13 +148,14 @@ def test_result_reports_dram_traffic_links_and_l1(wh) -> None:
 
 
 def test_two_dram_readers_sharing_a_link_take_twice_as_long(wh) -> None:
-    """Cores (0, 5) and (4, 5) read from banks at (8, 0) and (8, 1) on NoC 1 (-y, then -x): both
-    routes run down column 8 and along row 5. With bank, stream and port rates raised, the shared
-    links are the bottleneck."""
+    """Banks 1 and 4 sit on router row 1 at columns 0 and 5; cores (2, 0) and (2, 1) sit on router column 3.
+    On NoC 0 (+x, then +y: the reader's) both routes run along row 1 through columns 0 to 3 (bank 4's wraps
+    around the torus). With bank, stream and port rates raised, the shared links are the bottleneck."""
     fast = with_rates(wh, dram_read=1e6, gather_all=1e6)
     fast = fast.model_copy(update={"dram": fast.dram.model_copy(update={"bandwidth_bytes_per_cycle": 1e7})})
     banks = fast.dram.banks
-    assert [tuple(p) for p in fast.dram.bank_positions[6:8]] == [(8, 0), (8, 1)]
+    assert [tuple(fast.dram.bank_positions[b]) for b in (1, 4)] == [(0, 1), (5, 1)]
+    assert fast.noc.worker_routers[0][2] == 3 and fast.noc.worker_routers[1][:2] == [1, 2]
 
     def run(readers: list[tuple[tuple[int, int], int]]) -> float:
         groups = [CoreGroup(cores=(core,), cbs=(CB("buf", BF16, 64, 1, 1),),
@@ -164,8 +165,8 @@ def test_two_dram_readers_sharing_a_link_take_twice_as_long(wh) -> None:
                        (*groups, *_idle(fast, {c for c, _ in readers})), "readers")
         return simulate(prog, fast).kernel_cycles - fast.dram.read_latency_cycles
 
-    alone = run([((0, 5), 6)])
-    both = run([((0, 5), 6), ((4, 5), 7)])
+    alone = run([((2, 0), 1)])
+    both = run([((2, 0), 1), ((2, 1), 4)])
     assert alone == pytest.approx(math.ceil(64 * 2048 / 32) + 16, rel=0.02)  # flits + one header per tile
     assert both / alone == pytest.approx(2.0, rel=0.05)
 
