@@ -267,7 +267,9 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     loop = None if portable or point_to_point or read_back else reduction_loop(module)
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
-    if arch.noc.count > 1 and not portable:  # TT-Lang's `ttl.copy` moves a whole block on one NoC
+    # TT-Lang's `ttl.copy` moves a whole block on one NoC; a virtual grid's NoC links are not the real ones,
+    # whose share of each NoC a spread would need (`loom.backend.placement.virtual_arch`)
+    if arch.noc.count > 1 and not portable and not point_to_point:
         candidates = [dataclasses.replace(c, spreads=True) for c in candidates]
     modes_per_load = 1 + len(arch.noc.multicast) + len(arch.grid.dims)  # unicast, multicasts, forwarding
     loads = sum(1 for r in reuse if r.direction == "load")

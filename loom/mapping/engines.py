@@ -45,21 +45,22 @@ def engine_noc(engine: str, nocs: int) -> int:
 def read_noc(arch: Arch, used: tuple[int, ...], group: tuple[int, ...] = ()) -> int:
     """The NoC a DRAM load's reads take: the one that carries most from the banks to the cores that read
     (`loom.arch.routes.read_capacity`: the senders of its multicast `group`s over the `used` cores, every
-    core for a unicast load); the reader's NoC where they tie. A hand-written kernel picks it the same
-    way (TTNN's matmul reads in0, whose senders hold one column, on NoC 1 and in1, one row, on NoC 0)."""
-    if arch.noc.count < 2:
-        return 0
-    home = engine_noc("reader", 2)
+    core for a unicast load); the reader's NoC where they tie or where the description does not place the
+    workers on the chip's routers (a virtual grid, `loom.backend.placement`). A hand-written kernel picks
+    it the same way (TTNN's matmul reads in0, whose senders hold one column, on NoC 1 and in1 on NoC 0)."""
+    home = engine_noc("reader", arch.noc.count)
+    if arch.noc.count < 2 or arch.noc.routers is None:
+        return home
     capacity = {noc: read_capacity(arch, noc, tuple(used), tuple(group)) for noc in (0, 1)}
     return max((home, 1 - home), key=lambda noc: capacity[noc])
 
 
 def store_noc(arch: Arch, used: tuple[int, ...]) -> int:
     """The NoC a core's DRAM stores take: the one that carries most from the `used` cores to the banks;
-    the writer's NoC where they tie."""
-    if arch.noc.count < 2:
-        return 0
-    home = engine_noc("writer", 2)
+    the writer's NoC where they tie or the workers are not on the chip's routers."""
+    home = engine_noc("writer", arch.noc.count)
+    if arch.noc.count < 2 or arch.noc.routers is None:
+        return home
     capacity = {noc: dram_capacity(arch, noc, "write", tuple(used)) for noc in (0, 1)}
     return max((home, 1 - home), key=lambda noc: capacity[noc])
 
