@@ -105,6 +105,11 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
                 raise UnsupportedError(
                     f"tensor `{name}` has element type {t.dtype}: expected one of "
                     f"{', '.join(str(d) for d in [*DTYPES, *HELD_AS])}", k.line_location(_def_line(k)))
+            if not all(isinstance(d, int) for d in t.shape):
+                raise UnsupportedError(
+                    f"tensor `{name}` has sizes {list(t.shape)}, some of which Helion leaves symbolic (computed "
+                    "from a scalar argument?); expected static sizes (Loom compiles for the sizes of the example "
+                    "arguments)", k.line_location(_def_line(k)))
         filled_in = written_arguments(self.k)  # outputs the caller passed in
         check_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
