@@ -40,8 +40,7 @@ Placement = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None
 class Routes:
     """Dimension-ordered routes on the torus of one architecture's routers."""
 
-    def __init__(self, dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...],
-                 placement: tuple[tuple[int, ...], tuple[tuple[int, ...], ...]] | None = None):
+    def __init__(self, dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement: Placement = None):
         nd = len(dims)
         if placement is None:  # the worker grid extended by the banks
             self.lo = [min(0, *(p[d] for p in banks)) for d in range(nd)]

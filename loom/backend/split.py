@@ -56,7 +56,7 @@ from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, Vb
 from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import Read, engine_noc, load_engine, read_noc, spread_reads, store_noc
+from loom.mapping.engines import Read, engine_noc, load_engine, read_noc, reading_group, spread_reads, store_noc
 from loom.mapping.reduction import split_loop_op
 from loom.model.heg import Knob, double_buffered, load_buffer
 
@@ -147,9 +147,9 @@ class ProgramBuilder:
             loads = [op for op in copies if op.src_space.data == "DRAM"]
             for position, load in enumerate(loads):
                 engines[load] = load_engine(position, reads_back=self._reads_back(load))
-                self.read_noc[load] = read_noc(self.arch, used, self._reading_group(load))
+                self.read_noc[load] = read_noc(self.arch, used, reading_group(self.transfer_of[load]))
             if loads and all(load_buffer(load) in self.spread for load in loads):
-                every = tuple(sorted({self._reading_group(load) for load in loads}))
+                every = tuple(sorted({reading_group(self.transfer_of[load]) for load in loads}))
                 links = tuple(shared_links(self.arch, n, used, every) for n in range(nocs))
                 reads = [self._read(load, self.read_noc[load]) for load in loads]
                 stored = sum(self._block_bytes(op.dest)[2] for op in copies if op.src_space.data == "L1")
@@ -549,9 +549,6 @@ class ProgramBuilder:
         named = None if own == engine_noc(self.engine_of[load], nocs) else own
         return block_reads(tensor, index, cb, rows, cols, self.parts_elsewhere.get(load, 0), 1 - own, named)
 
-    def _reading_group(self, load: CopyOp) -> tuple[int, ...]:
-        """The shape of the core groups one core of which reads `load` for all; `()` for a unicast load."""
-        return tuple(self.transfer_of[load].group) if self.transfer_of[load].receivers > 1 else ()
 
     def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
         """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""

@@ -55,6 +55,12 @@ def read_noc(arch: Arch, used: tuple[int, ...], group: tuple[int, ...] = ()) -> 
     return max((home, 1 - home), key=lambda noc: capacity[noc])
 
 
+def reading_group(transfer) -> tuple[int, ...]:
+    """The shape of the core groups one core of which reads a load for all (a multicast's or a forwarding
+    line's, `loom.mapping.candidates.Transfer`); `()` when every core reads its own."""
+    return tuple(transfer.group) if transfer is not None and transfer.receivers > 1 else ()
+
+
 def store_noc(arch: Arch, used: tuple[int, ...]) -> int:
     """The NoC a core's DRAM stores take: the one that carries most from the `used` cores to the banks;
     the writer's NoC where they tie or the workers are not on the chip's routers."""

@@ -18,7 +18,7 @@ throughput):
   sender waits for its reads but not for its multicasts, which run while it reads the next
   block: an engine takes the larger of its reads and its multicasts. All cores
   read at once, so the stage also cannot beat the chip's DRAM bandwidth, nor what the NoC links
-  leaving the DRAM banks carry (`loom.arch.routes.dram_capacity`; each engine's reads on its NoC,
+  leaving the DRAM banks carry (`loom.arch.routes.dram_capacity`; each load's reads on its NoC, `read_noc`,
   or with the pipe's `spread` knob both NoCs together), shared by every reader (cores / group
   readers per operand): the stage takes the larger, plus the DRAM request latency; an operand forwarded down a line of g
   cores reaches the last one after g - 1 store-and-forward hops at the measured 1 -> 1 rate;
@@ -51,7 +51,7 @@ from loom.arch.routes import dram_capacity, shared_links
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import load_engine, read_noc, store_noc
+from loom.mapping.engines import load_engine, read_noc, reading_group, store_noc
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq, nodes
 
@@ -278,7 +278,7 @@ class LatencyModel:
         on_noc: dict[int, list[E.Expr]] = {}
         groups: dict[int, set[tuple[int, ...]]] = {}
         for prim in loads:
-            group = self.reading_group(prim)
+            group = reading_group(prim.transfer)
             noc = read_noc(self.arch, used, group)
             on_noc.setdefault(noc, []).append(self.chip_read(prim))
             groups.setdefault(noc, set()).add(group)
@@ -307,12 +307,6 @@ class LatencyModel:
         if stored is not None:
             both = E.maximum(both, busiest([(0, b) for _, b in links(writer, every)], None, stored))
         return E.select(spread, both, own, label=label)
-
-    def reading_group(self, prim: Primitive) -> tuple[int, ...]:
-        """The shape of the core groups one core of which reads `prim` for all (a multicast's or a forwarding
-        line's); `()` when every core reads its own."""
-        transfer = prim.transfer
-        return tuple(transfer.group) if transfer is not None and transfer.receivers > 1 else ()
 
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
@@ -381,7 +375,7 @@ class LatencyModel:
         if len(dims) == 1 or self.arch.noc.count == 1:
             lines = max(dims[0] // group[0], 1)
         else:
-            axis = 1 if read_noc(self.arch, dims, self.reading_group(prim)) == 1 else 0
+            axis = 1 if read_noc(self.arch, dims, reading_group(prim.transfer)) == 1 else 0
             lines = max(dims[axis] // group[axis], 1)
         return lines * self.arch.noc.link_bytes_per_cycle
 
