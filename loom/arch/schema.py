@@ -89,8 +89,9 @@ class Dram(_Frozen):
     bandwidth_bytes_per_cycle: PosFloat = Field(
         description="Whole-chip peak DRAM bandwidth in bytes per core-clock cycle (GB/s divided by GHz).")
     bank_positions: list[list[int]] = Field(
-        description="Worker-grid coordinates of each bank's NoC endpoint, one per bank; a coordinate may lie "
-                    "one step outside the worker grid (-1 or dims[d]).")
+        description="Each bank's NoC endpoint, one per bank: router coordinates where `noc.routers` places the "
+                    "workers on the chip's routers, else worker-grid coordinates that may lie one step outside "
+                    "the worker grid (-1 or dims[d]).")
     noc1_bank_positions: list[list[int]] | None = Field(
         default=None, description="Where NoC 1 reaches each bank, where that differs from `bank_positions` (a "
                                   "DRAM channel has several NoC endpoints; Blackhole's banks take NoC 0 and NoC 1 "

@@ -48,11 +48,7 @@ def read_noc(arch: Arch, used: tuple[int, ...], group: tuple[int, ...] = ()) -> 
     core for a unicast load); the reader's NoC where they tie or where the description does not place the
     workers on the chip's routers (a virtual grid, `loom.backend.placement`). A hand-written kernel picks
     it the same way (TTNN's matmul reads in0, whose senders hold one column, on NoC 1 and in1 on NoC 0)."""
-    home = engine_noc("reader", arch.noc.count)
-    if arch.noc.count < 2 or arch.noc.routers is None:
-        return home
-    capacity = {noc: read_capacity(arch, noc, tuple(used), tuple(group)) for noc in (0, 1)}
-    return max((home, 1 - home), key=lambda noc: capacity[noc])
+    return _carrying_most(arch, "reader", lambda noc: read_capacity(arch, noc, tuple(used), tuple(group)))
 
 
 def reading_group(transfer) -> tuple[int, ...]:
@@ -64,11 +60,16 @@ def reading_group(transfer) -> tuple[int, ...]:
 def store_noc(arch: Arch, used: tuple[int, ...]) -> int:
     """The NoC a core's DRAM stores take: the one that carries most from the `used` cores to the banks;
     the writer's NoC where they tie or the workers are not on the chip's routers."""
-    home = engine_noc("writer", arch.noc.count)
+    return _carrying_most(arch, "writer", lambda noc: dram_capacity(arch, noc, "write", tuple(used)))
+
+
+def _carrying_most(arch: Arch, engine: str, capacity) -> int:
+    """The NoC with the larger `capacity(noc)`; `engine`'s own where they tie, where there is one NoC or
+    where the workers are not on the chip's routers."""
+    home = engine_noc(engine, arch.noc.count)
     if arch.noc.count < 2 or arch.noc.routers is None:
         return home
-    capacity = {noc: dram_capacity(arch, noc, "write", tuple(used)) for noc in (0, 1)}
-    return max((home, 1 - home), key=lambda noc: capacity[noc])
+    return max((home, 1 - home), key=capacity)
 
 
 MATMUL_ENGINE_NOCS = {"reader": 1, "writer": 0}
