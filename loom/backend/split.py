@@ -22,7 +22,8 @@ what that role does:
   once per iteration of the loops outside it: its CB holds every block of the device loop
   (`slots` = the loop's trips), the loads move out of the temporal loop, and compute waits for
   the whole panel before that loop, reads block `i` of it in iteration `i` of the device loop,
-  and frees it after.
+  and frees it after. A row several passes read alike, kept in L1 (a keep knob), is read once before
+  the first pass into a CB of the row's blocks; every pass reads block `i` of it (`kept_rows.py`).
 - A reduction split runs each core's chunk of the split loop; after it the senders ship their
   partial states to the group's root (`loom.backend.combine`), and only the root runs the rest of
   the tile body (the epilogue and its stores).
@@ -32,6 +33,7 @@ indices are plain integers and affine loop expressions.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
@@ -49,8 +51,10 @@ from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
 from loom.backend.dram_reads import block_reads
+from loom.backend.kept_rows import kept_rows
 from loom.backend.padding import padded_shape, whole_tiles
 from loom.backend.prefetched_loads import prefetch_loads
+from loom.backend.shared_blocks import forward, group_rect
 from loom.errors import SourceLocation, UnsupportedError
 from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, VbReleaseOp, VbReserveOp
 from loom.ir.loops import until_bounds
@@ -82,6 +86,8 @@ class _Roles:
     writer: list = field(default_factory=list)
     hoist_reader: list = field(default_factory=list)  # loads moved out of the innermost temporal loop
     hoist_writer: list = field(default_factory=list)
+    panel_reader: list = field(default_factory=list)  # a kept row's loads, before its first pass
+    panel_writer: list = field(default_factory=list)
 
     def get(self, role: str) -> list:
         return getattr(self, role)
@@ -121,6 +127,7 @@ class ProgramBuilder:
             if knobs.get(hoist.knob):
                 block = hoist.block if isinstance(hoist.block, int) else block_sizes[hoist.block]
                 self.kept.update({b: (hoist.loop, _tiles(hoist.extent, block)) for b in hoist.buffers})
+        self.rows = kept_rows(self.grid, self.outputs, declared, knobs, block_sizes)
         self.buffers = self._classify(doubled)
         # axes whose cores share a multicast run in lockstep: each core runs the busiest one's blocks,
         # past the last tile on padding (`padding.padded_shape` pads the tensors to them)
@@ -221,6 +228,8 @@ class ProgramBuilder:
             slots = 2 if bind.label.data in doubled and not local else 1
             if bind.label.data in self.kept:
                 slots = self.kept[bind.label.data][1]
+            if bind.label.data in self.rows.panels:
+                slots = self.rows.panels[bind.label.data].slots
             buffers[bind.buffer] = _Buf(name, "local" if local else "cb", producer, consumer, rows, cols, dtype, slots)
         return buffers
 
@@ -247,6 +256,15 @@ class ProgramBuilder:
             states.append(State(label, role, buf.name, buf.rows, buf.cols, buf.dtype))
         return states
 
+    def _read_here(self, name: str) -> bool:
+        """Whether a buffer is filled at all: a later pass's load buffer is not (it reads the kept row)."""
+        return name not in self.rows.reads or name in self.rows.panels
+
+    def _row_tiles(self, name: str) -> int:
+        """Tiles of a kept row: its blocks per row times a block's tiles."""
+        buf = next(b for b in self.buffers.values() if b.name == name)
+        return buf.rows * buf.cols * self.rows.panels[name].trips
+
     def _buf_of_view(self, view: SSAValue) -> _Buf:
         owner = view.owner
         return self.buffers[owner.buffer]
@@ -261,10 +279,7 @@ class ProgramBuilder:
             factors = levels[d] if d < len(levels) else ()
             per_dim.append([f for f in factors] or [1])
         out = []
-        ranges = [range(prod(f)) for f in per_dim]
-        import itertools
-
-        for coord in itertools.product(*ranges):
+        for coord in itertools.product(*[range(prod(f)) for f in per_dim]):
             level_coord = {}
             for d, c in enumerate(coord):
                 factors = per_dim[d]
@@ -309,7 +324,8 @@ class ProgramBuilder:
             tensors.append(P.Tensor(arg.name_hint, padded, dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input",
                                     valid=tuple(shape) if past_tiles else None, vector=vectors.get(arg.name_hint)))
-        cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values() if b.kind == "cb"}
+        cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values()
+               if b.kind == "cb" and self._read_here(b.name)}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()
                    if b.kind == "local"}
         sems = [P.Semaphore(f"{self.buffers[self._reserve_buffer(c)].name}_{s}")
@@ -402,9 +418,14 @@ class ProgramBuilder:
                     raise UnsupportedError(f"loop {name} follows the split loop {self.split.loop.name}: "
                                            "an epilogue with loops is not supported after a reduction split")
                 inner = self.block(op.body.block, env, coord)
+                for role in ("reader", "writer"):  # a kept row's loads, all before its first pass
+                    if inner.get(f"panel_{role}"):
+                        roles.get(role).append(P.Loop(name, count, tuple(inner.get(f"panel_{role}"))))
+                roles.compute += [P.CbWait(p.buffer, self._row_tiles(p.buffer)) for p in self.rows.wait_before(op)]
                 for role in _ROLE_LISTS:
                     if inner.get(role):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(role))))
+                roles.compute += [P.CbPop(p.buffer, self._row_tiles(p.buffer)) for p in self.rows.free_after(op)]
                 if op is self.split_loop:
                     roles.compute += self.combine.compute
                     roles.writer += self.combine.writer
@@ -468,10 +489,10 @@ class ProgramBuilder:
             buf = self.buffers[op.buffer]
             if buf.kind != "cb":
                 return
-            kept = buf.name in self.kept
-            if kept and isinstance(op, (VbAcquireOp, VbReleaseOp)):
-                return  # compute waits for the whole panel before the temporal loop, frees it after
-            producer = roles.get(f"hoist_{buf.producer}" if kept else buf.producer)
+            kept, row = buf.name in self.kept, buf.name in self.rows.panels
+            if not self._read_here(buf.name) or (kept or row) and isinstance(op, (VbAcquireOp, VbReleaseOp)):
+                return  # compute waits for the whole panel or row before the loop(s), frees it after
+            producer = roles.get(f"hoist_{buf.producer}" if kept else f"panel_{buf.producer}" if row else buf.producer)
             if isinstance(op, VbReserveOp):
                 producer.append(P.CbReserve(buf.name))
             elif isinstance(op, VbCommitOp):
@@ -491,6 +512,8 @@ class ProgramBuilder:
         # anything else (index arithmetic, subviews, storage declarations): nothing to run
 
     def copy(self, op: CopyOp, roles: _Roles, env: dict, coord) -> None:
+        if op in self.rows.dropped:
+            return  # a later pass reads the row the first one kept
         if op.src_space.data == "L1":
             tensor, index, rows, cols = self.global_block(op.dest, env)
             buf = self._buf_of_view(op.source)
@@ -501,7 +524,8 @@ class ProgramBuilder:
         tensor, index, rows, cols = self.global_block(op.source, env)
         buf = self._buf_of_view(op.dest)
         transfer = self.transfer_of[op]
-        engine = roles.get(("hoist_" if buf.name in self.kept else "") + self.engine_of[op])
+        where = "hoist_" if buf.name in self.kept else "panel_" if buf.name in self.rows.panels else ""
+        engine = roles.get(where + self.engine_of[op])
         if self._reads_back(op):  # its own stores land first (the writer issued them, in program order)
             if transfer.receivers > 1:
                 raise UnsupportedError(f"`{tensor}` is read back by {transfer.receivers} cores from one; expected "
@@ -513,34 +537,15 @@ class ProgramBuilder:
             return
         ready, valid = f"{buf.name}_ready", f"{buf.name}_valid"
         if transfer.mode.startswith("forward"):
-            engine += self.forward(coord, transfer.group, reads, buf.name, ready, valid)
+            engine += forward(coord, transfer.group, reads, buf.name, ready, valid)
             return
-        lo, hi = self.group_rect(coord, transfer.group)
+        lo, hi = group_rect(coord, transfer.group)
         if coord == lo:  # the sender: read once, wait for every receiver's slot, multicast
             engine += [*reads, P.Barrier("reads"),
                              P.SemWait(ready, transfer.receivers - 1), P.SemSet(ready, 0),
                              P.Multicast(lo, hi, buf.name), P.SemSet(valid, 1, lo=lo, hi=hi)]
         else:
             engine += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
-
-    def forward(self, coord, group, reads: list, cb: str, ready: str, valid: str) -> list:
-        """A block forwarded down a line of cores: the first reads it from DRAM; each later core,
-        once its slot is reserved, tells its predecessor (`ready`) and waits for the block
-        (`valid`); every core but the last then waits for its successor's `ready`, writes the
-        block into the successor's reserved slot and sets its `valid` after the write landed."""
-        dim = next(d for d, g in enumerate(group) if g > 1)
-        position, last = coord[dim] % group[dim], group[dim] - 1
-        step = [1 if d == dim else 0 for d in range(len(coord))]
-        pred = tuple(c - s for c, s in zip(coord, step))
-        succ = tuple(c + s for c, s in zip(coord, step))
-        if position == 0:
-            code = [*reads, P.Barrier("reads")]
-        else:
-            code = [P.SemInc(ready, 1, core=pred), P.SemWait(valid, 1), P.SemSet(valid, 0)]
-        if position < last:
-            code += [P.SemWait(ready, 1), P.SemSet(ready, 0), P.Write(succ, cb, src="back"), P.Barrier(),
-                     P.SemInc(valid, 1, core=succ)]
-        return code
 
     def dram_reads(self, load: CopyOp, tensor: str, index: tuple, cb: str, rows: int, cols: int) -> list:
         """The reads of one block on its NoC (`read_noc`; unnamed where it is its engine's own), a share of
@@ -550,18 +555,15 @@ class ProgramBuilder:
         return block_reads(tensor, index, cb, rows, cols, self.parts_elsewhere.get(load, 0), 1 - own, named)
 
 
-    def group_rect(self, coord: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple, tuple]:
-        """The contiguous rectangle of cores sharing this core's multicast (innermost levels)."""
-        lo = tuple(c - c % g for c, g in zip(coord, group))
-        hi = tuple(start + g - 1 for start, g in zip(lo, group))
-        return lo, hi
-
     def compute(self, op: Operation, env: dict) -> object:
         def ref(v: SSAValue) -> P.Ref:
             buf = self._buf_of_view(v)
             if buf.name in self.kept:  # block i of the kept panel in iteration i of its device loop
                 return P.Ref(buf.name, row=P.Affine.var(self.kept[buf.name][0]) * buf.rows, rows=buf.rows,
                              cols=buf.cols)
+            if buf.name in self.rows.reads:  # block i of the kept row in iteration i of each pass
+                row, var = self.rows.reads[buf.name]
+                return P.Ref(row, row=P.Affine.var(var) * buf.rows, rows=buf.rows, cols=buf.cols)
             return P.Ref(buf.name)
 
         return compute_instruction(op, ref, lambda v: self.value(v, env), self.tile[0])

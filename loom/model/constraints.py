@@ -83,8 +83,24 @@ def _footprint_expr(footprint: L1Footprint, knobs: tuple[Knob, ...]) -> E.Expr:
                      for d in term.dims]
             slot = E.select(E.Knob(knob.name), E.mul(term.element_bytes, *panel,
                                                      label=f"slot {term.slot} kept whole"), slot)
+        for knob in [k for k in mine if k.keep is not None]:
+            slot = E.select(E.Knob(knob.name), _kept_rows(term, knob, knobs), slot)
         terms.append(slot)
     return E.add(*terms)
+
+
+def _kept_rows(term, knob: Knob, knobs: tuple[Knob, ...]) -> E.Expr:
+    """A slot with the keep knob on: a first pass's buffer holds its whole row of blocks (two, when the tile
+    pipe's loads overlap its compute); a slot only later passes used holds nothing."""
+    keep = knob.keep
+    first = [b for b in term.buffers if b in keep.buffers]
+    if not first:
+        return E.Const(0) if set(term.buffers) <= set(keep.later) else E.mul(term.element_bytes,
+                                                                              *[dim_expr(d) for d in term.dims])
+    rows = E.mul(term.element_bytes, *[dim_expr(d) for d in keep.panel(first[0], term.dims)],
+                 label=f"slot {term.slot} holds whole rows")
+    overlap = [E.Knob(k.name) for k in knobs if k.name == keep.overlap_knob]
+    return E.mul(rows, E.add(1, *overlap))
 
 
 def combine_footprint(heg: HEG, tile: tuple[int, int]) -> E.Expr:

@@ -34,6 +34,7 @@ from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbReserveOp
 from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, element_bytes, symbolic_dims
 from loom.mapping.candidates import Candidate, Transfer
+from loom.mapping.passes import repeated_passes
 from loom.mapping.reduction import Split
 from loom.mapping.reuse import index_dependencies
 from loom.ops import CONVERSIONS
@@ -68,7 +69,8 @@ class Primitive:
 # Solver knobs: each 0/1 decision declared once, on the node it belongs to (`knobs`). Three readers
 # use the declaration and nothing else: the latency model prices both settings, the L1 constraint
 # sizes the knob's buffers (two slots, or the whole panel), and the backend builds them.
-KnobKind = Literal["overlap_load", "overlap_store", "hoist", "balance", "spread"]
+TILE_PIPE = "tile"  # the tile body's pipe (its knobs: overlap_load_tile, ...)
+KnobKind = Literal["overlap_load", "overlap_store", "hoist", "keep", "balance", "spread"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class Knob:
 
     `overlap_load` / `overlap_store`: a pipe's loads (stores) overlap its compute; their buffers
     get two slots. `hoist`: the innermost temporal loop keeps `hoist`'s loads whole in L1.
+    `keep`: the tile pipe reads the rows that several passes read once, and the passes read them in
+    L1 (`Keep`; its buffers are the first pass's, then the later passes' it replaces).
     `balance`: the cores of a grid axis whose tile's end bounds a device loop take pairs of its
     blocks from both ends (i and n - 1 - i, TTNN's balanced causal split) instead of a range.
     `spread`: a pipe's DRAM reads go over both NoCs, a share of each block's tile rows on the NoC its
@@ -86,6 +90,7 @@ class Knob:
     kind: KnobKind
     buffers: tuple[str, ...]
     hoist: Hoist | None = None
+    keep: Keep | None = None
 
     @property
     def doubles(self) -> bool:
@@ -110,12 +115,14 @@ class Pipe:
     child: HEG
     stores: list[Primitive]
     spreads: bool = False  # whether its reads may go over both NoCs (`Candidate.spreads`)
+    keep: Keep | None = None  # the tile pipe: rows its passes read alike, which it may read once
 
     @property
     def load_knob(self) -> Knob | None:
-        """Whether the loads overlap the compute (their buffers double-buffered)."""
-        return Knob(f"overlap_load_{self.name}", "overlap_load", tuple(p.buffer for p in self.loads)) \
-            if self.loads else None
+        """Whether the loads (and kept rows) overlap the compute (their buffers double-buffered)."""
+        kept = self.keep.buffers if self.keep else ()
+        return Knob(f"overlap_load_{self.name}", "overlap_load", tuple(p.buffer for p in self.loads) + kept) \
+            if self.loads or kept else None
 
     @property
     def store_knob(self) -> Knob | None:
@@ -160,6 +167,44 @@ class Hoist:
         """A kept buffer's shape: its block of the device loop widened to the loop's whole extent (the
         data it reads; its L1 footprint counts whole blocks, a tail's padding included)."""
         return tuple(self.extent if d == self.block else d for d in dims)
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Rows that sibling device loops of the tile body (passes over one dimension) load alike
+    (`loom.mapping.passes`). With the knob on, the tile pipe reads each first pass's load whole, one
+    panel of the loop's blocks, and no pass loads it: the passes read block i of the panel."""
+
+    loads: tuple[Primitive, ...]  # the first pass's loads, one block each
+    loops: tuple[tuple[int, Dim], ...]  # (extent, block) of each one's loop
+    later: tuple[str, ...]  # the buffers of the later passes' loads, which read the panels instead
+
+    @property
+    def knob(self) -> str:
+        return "keep_" + "_".join(p.tensor for p in self.loads)
+
+    @property
+    def buffers(self) -> tuple[str, ...]:
+        return tuple(p.buffer for p in self.loads)
+
+    @property
+    def declaration(self) -> Knob:
+        return Knob(self.knob, "keep", self.buffers + self.later, keep=self)
+
+    @property
+    def overlap_knob(self) -> str:
+        """The tile pipe's load overlap: on, the rows of the next tile arrive while this one's passes run."""
+        return f"overlap_load_{TILE_PIPE}"
+
+    def panels(self) -> list[Primitive]:
+        """The whole-row reads: each first load with its loop's block widened to the extent."""
+        return [replace(p, dims=(Hoist("", extent, block, ()).panel(p.dims[0]),))
+                for p, (extent, block) in zip(self.loads, self.loops)]
+
+    def panel(self, buffer: str, dims: tuple[Dim, ...]) -> tuple[Dim, ...]:
+        """A kept buffer's shape (its L1 footprint in whole blocks)."""
+        extent, block = self.loops[self.buffers.index(buffer)]
+        return Hoist("", extent, block, ()).panel(dims)
 
 
 @dataclass(frozen=True)
@@ -376,7 +421,9 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     copies = [op for op in grid.walk() if isinstance(op, CopyOp)]
     copy_index = {op: i for i, op in enumerate(copies)}
     transfers = dict(enumerate(candidate.transfers))
-    body: HEG = _block_heg(grid.body.block, "tile", transfers, copy_index, candidate.spreads, candidate.split)
+    body: HEG = _block_heg(grid.body.block, TILE_PIPE, transfers, copy_index, candidate.spreads, candidate.split)
+    if candidate.hoists and candidate.split is None:
+        body.keep = _keep(concrete, grid, candidate, transfers, copy_index)
     for node in nodes(body):
         if isinstance(node, For) and node.until is not None:  # the cores its enclosing tile's axis is split over
             axis = candidate.axis(node.until.axis)
@@ -403,6 +450,28 @@ def _hoist(tile: Pipe, axis: str) -> Hoist | None:
     return None
 
 
+_PASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Each tile body's repeated passes (`loom.mapping.passes`), shared by every candidate's HEG."""
+
+
+def _keep(concrete: ModuleOp, grid: affine.ParallelOp, candidate: Candidate, transfers: dict,
+          copy_index: dict) -> Keep | None:
+    """The rows the tile body's passes load alike, where the candidate reads them anew for every block of
+    its innermost temporal axis (a load that does not depend on it is the hoist knob's)."""
+    if grid not in _PASSES:
+        fn = next(op for op in concrete.walk() if op.name == "func.func")
+        _PASSES[grid] = repeated_passes(grid, {a.data for a in fn.attributes["loom.outputs"].data})
+    innermost = candidate.order[-1] if candidate.order else None
+    kept = []
+    for passes in _PASSES[grid]:
+        first, *later = [_primitive(load, transfers, copy_index) for load in passes.loads]
+        if first.transfer is not None and innermost in first.transfer.access.depends_on:
+            kept.append((first, _loop_trips(passes.loops[0]), tuple(p.buffer for p in later)))
+    if not kept:
+        return None
+    return Keep(tuple(k[0] for k in kept), tuple(k[1] for k in kept), tuple(b for k in kept for b in k[2]))
+
+
 def _states(block: Block, split: Split) -> list[Primitive]:
     binds = {op.label.data: op for op in block.ops if isinstance(op, VbBindOp)}
     states = []
@@ -419,6 +488,8 @@ def knobs(heg: HEG) -> list[Knob]:
     for node in nodes(heg):
         if isinstance(node, Pipe):
             out += [k for k in (node.load_knob, node.store_knob, node.spread_knob) if k is not None]
+            if node.keep is not None:
+                out.append(node.keep.declaration)
         elif isinstance(node, For) and node.hoist is not None and isinstance(node.child, Pipe):
             out.append(node.hoist.declaration)
         if isinstance(node, For) and node.until is not None and node.until.spatial > 1:
@@ -454,8 +525,10 @@ def pretty(heg: HEG, indent: int = 0) -> str:
         return f"{pad}for {heg.name} in ceil({extent}/{block}){per}{hoist}:\n" + pretty(heg.child, indent + 1)
     loads = ", ".join(p.label + (f" [{p.transfer.mode}]" if p.transfer else "") for p in heg.loads) or "-"
     stores = ", ".join(p.label for p in heg.stores) or "-"
-    return (f"{pad}pipe {heg.name}: load({loads}) store({stores})\n" + pretty(heg.child, indent + 1))
+    keep = f" [may read {', '.join(p.tensor for p in heg.keep.loads)} once for its passes: {heg.keep.knob}]" \
+        if heg.keep else ""
+    return (f"{pad}pipe {heg.name}: load({loads}) store({stores}){keep}\n" + pretty(heg.child, indent + 1))
 
 
-__all__ = ["HEG", "Combine", "Compute", "For", "Hoist", "Knob", "Pipe", "Primitive", "Seq", "Until", "buffer_dims",
-           "build_heg", "double_buffered", "knobs", "nodes", "pretty"]
+__all__ = ["HEG", "Combine", "Compute", "For", "Hoist", "Keep", "Knob", "Pipe", "Primitive", "Seq", "Until",
+           "buffer_dims", "build_heg", "double_buffered", "knobs", "nodes", "pretty"]

@@ -101,6 +101,7 @@ class LatencyModel:
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.result = Latency(E.Const(0), categories={"dram": [], "noc": [], "compute": [], "fixed": []})
         self.kept_loads: dict[str, E.Expr] = {}  # tensor -> hoist knob: no load in the loop when on
+        self.kept_buffers: dict[str, E.Expr] = {}  # a pass's load buffer -> keep knob: no load when on
         self.stored: set[str] = set()  # tensors the kernel stores: a load of one reads back a core's own blocks
         self.diagonal_masks: list[E.Expr] | None = None  # in a loop to a tile's end: its position masks
 
@@ -224,10 +225,16 @@ class LatencyModel:
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
         spread = E.Knob(pipe.spread_knob.name) if pipe.spread_knob else None
-        l = self.load_stage(pipe.loads, repeat, spread) if pipe.loads else E.Const(0)  # noqa: E741 (the paper's l, m, s)
-        m = self.latency(pipe.child, repeat)
+        l, reads = self.loads(pipe, repeat, spread)  # noqa: E741 (the paper's l, m, s)
+        outer, kept = self.kept_buffers, pipe.keep
+        if kept is not None:  # the passes below read the kept rows in L1 when its knob is on
+            self.kept_buffers = {**outer, **{b: E.Knob(kept.knob) for b in kept.buffers + kept.later}}
+        try:
+            m = self.latency(pipe.child, repeat)
+        finally:
+            self.kept_buffers = outer
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
-        if not pipe.loads and not pipe.stores:
+        if reads is None and not pipe.stores:
             return (m, m) if with_serial else m
         cases = []
         load_knob = E.Knob(pipe.load_knob.name) if pipe.load_knob else None
@@ -239,19 +246,44 @@ class LatencyModel:
         with_load = E.maximum(l, E.add(m, s)) if store_knob is None else E.select(
             store_knob, E.maximum(l, m, s), E.maximum(l, E.add(m, s)))
         cases.append(E.select(load_knob, with_load, no_store))
-        if pipe.loads and pipe.stores:  # overlapped or not, the stage's reads and writes share the DRAM
-            traffic = E.add(self.chip_reads(pipe.loads), self.chip_writes(pipe.stores))
+        if reads is not None and pipe.stores:  # overlapped or not, the stage's reads and writes share the DRAM
+            traffic = E.add(reads, self.chip_writes(pipe.stores))
             cases += [E.rate(traffic, self.arch.dram.bandwidth_bytes_per_cycle,
                              label="chip DRAM bandwidth (loads and stores)"),
                       self.bank_links(pipe.loads, pipe.stores, spread)]
         steady = E.maximum(*cases, label=f"pipe {pipe.name}")
         return (steady, E.add(l, m, s)) if with_serial else steady
 
+    def loads(self, pipe: Pipe, repeat: E.Expr, spread: E.Expr | None) -> tuple[E.Expr, E.Expr | None]:
+        """The load stage of a pipe and the bytes its cores read (None: it loads nothing). A pass's loads of
+        rows the tile pipe keeps drop out when the keep knob is on; the tile pipe then reads the rows whole."""
+        kept = [p for p in pipe.loads if p.buffer in self.kept_buffers]
+        if kept:
+            knob = self.kept_buffers[kept[0].buffer]
+            rest = [p for p in pipe.loads if p not in kept]
+            on = self.load_stage(rest, E.mul(repeat, knob), spread) if rest else E.Const(0)
+            off = self.load_stage(pipe.loads, E.mul(repeat, E.add(1, E.mul(-1, knob))), spread)
+            return E.select(knob, on, off), E.select(knob, self.chip_reads(rest) if rest else E.Const(0),
+                                                      self.chip_reads(pipe.loads))
+        if pipe.keep is not None:
+            knob, rows = E.Knob(pipe.keep.knob), pipe.keep.panels()
+            on = self.load_stage(pipe.loads + rows, E.mul(repeat, knob), spread)
+            off = self.load_stage(pipe.loads, E.mul(repeat, E.add(1, E.mul(-1, knob))), spread) \
+                if pipe.loads else E.Const(0)
+            return E.select(knob, on, off), E.select(knob, self.chip_reads(pipe.loads + rows),
+                                                      self.chip_reads(pipe.loads) if pipe.loads else E.Const(0))
+        if not pipe.loads:
+            return E.Const(0), None
+        return self.load_stage(pipe.loads, repeat, spread), self.chip_reads(pipe.loads)
+
     def read_size(self, prim: Primitive) -> E.Expr:
-        """Bytes of one block of a load; none where a hoist knob keeps its panel in L1."""
+        """Bytes of one block of a load; none where a hoist knob keeps its panel in L1 or a keep knob its
+        rows."""
         size = block_bytes(prim)
         if prim.tensor in self.kept_loads:
             size = E.select(self.kept_loads[prim.tensor], E.Const(0), size)
+        if prim.buffer in self.kept_buffers:
+            size = E.select(self.kept_buffers[prim.buffer], E.Const(0), size)
         return size
 
     def chip_reads(self, loads: list[Primitive]) -> E.Expr:
