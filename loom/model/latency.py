@@ -42,6 +42,7 @@ Each priced term carries a category (dram, noc, compute, fixed) for the report.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -78,8 +79,14 @@ def tiles(shape: tuple, tile: tuple[int, int]) -> E.Expr:
     return E.mul(*head, E.ceil_div(dim_expr(rows), tile[0]), E.ceil_div(dim_expr(cols), tile[1]))
 
 
+@functools.lru_cache(maxsize=65536)
 def block_bytes(prim: Primitive) -> E.Expr:
+    """Bytes of a load's or store's block (shared by every candidate that moves it: expressions are immutable)."""
     return E.mul(prim.element_bytes, *[dim_expr(d) for d in prim.dims[0]])
+
+
+_times = functools.lru_cache(maxsize=65536)(lambda count, size: E.mul(count, size))
+"""count x size, shared by the candidates that read a block on as many cores."""
 
 
 def tile_bytes(prim: Primitive, tile: tuple[int, int]) -> E.Expr:
@@ -292,7 +299,7 @@ class LatencyModel:
 
     def chip_read(self, prim: Primitive) -> E.Expr:
         group = prim.transfer.receivers if prim.transfer else 1
-        return E.mul(-(-self.candidate.view.cores // group), self.read_size(prim))
+        return _times(-(-self.candidate.view.cores // group), self.read_size(prim))
 
     def chip_writes(self, stores: list[Primitive]) -> E.Expr:
         """Bytes all cores of a store stage write to DRAM (a split's roots alone store)."""
