@@ -29,6 +29,7 @@ ISSUE17_EXAMPLES = {
     "rope": ({"H": 2, "S": 64, "D": 64}, True),
     "cross_entropy": ({"N": 64, "V": 200}, True),  # int64 labels; a vocabulary tail
     "upper_row_sums": ({"M": 96, "N": 200}, True),  # a loop from the row block's start (issue 19)
+    "welford": ({"M": 96, "N": 200}, True),  # two columns of one tile stored (gathered into one block)
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

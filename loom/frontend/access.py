@@ -218,6 +218,7 @@ class AccessLowering:
 
     def lower_load(self, node: torch.fx.Node, env: dict) -> Tile:
         source = env[node.args[0]]
+        self.flush_columns(source)  # columns stored into it earlier in the block land first
         acc = self.access(node, source.type.get_shape(), row_read(node, list(node.args[1]), self.vectors))
         view = self.subview(source, acc, node)
         result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
@@ -229,9 +230,15 @@ class AccessLowering:
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]
         index = row_read(node, list(node.args[1]), self.vectors)  # `out[0, tile_n] = …` writes one row
+        if _column_store(index) and self.defers_column_store(node, dest, index, env.get(node.args[2])):
+            return  # written with the other columns of its tiles (`loom.frontend.column_stores`)
+        self.store_value(node, dest, index, env[node.args[2]])
+
+    def store_value(self, node: torch.fx.Node, dest: SSAValue, index: list, value: object) -> None:
+        """`dest[index] = value`: the write of a store node (or of the columns gathered for one)."""
         acc = self.access(node, dest.type.get_shape(), index)
-        value = self.materialize(env[node.args[2]], node)
-        row_store = index != list(node.args[1])
+        value = self.materialize(value, node)
+        row_store = index != list(node.args[1]) and not isinstance(index[-1], slice)
         if row_store and dest.type.get_shape()[-2] > 1:
             raise UnsupportedError(
                 "storing one row of a matrix (`out[i, tile_n] = …`) is not supported yet: the per-core programs write "

@@ -45,6 +45,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from loom.errors import CapacityError, LoomError, UnsupportedError
 from loom.frontend.access import AccessLowering
 from loom.frontend.batch_blocks import with_batch_blocks_of_one
+from loom.frontend.column_stores import ColumnStoreLowering
 from loom.frontend.compute import (
     MATMULS,
     RELABELS,
@@ -79,7 +80,8 @@ _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": op
                "neg": operator.neg}
 
 
-class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, PositionLowering, TailLowering):
+class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, ControlFlowLowering, PositionLowering,
+                     TailLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
@@ -314,11 +316,19 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
 
     # ------------------------------------------------------------ FX walking
     def lower_graph(self, graph: torch.fx.Graph, env: dict) -> list:
+        outer, self.pending_columns = self.pending_columns, []  # the block's column stores, written at its end
+        try:
+            return self.lower_nodes(graph, env)
+        finally:
+            self.pending_columns = outer
+
+    def lower_nodes(self, graph: torch.fx.Graph, env: dict) -> list:
         fused = _fusable_matmuls(graph)
         for node in graph.nodes:
             if node.op == "placeholder":
                 continue
             if node.op == "output":
+                self.flush_columns()
                 return [env[a] for a in (node.args[0] or [])]
             if node in fused.skipped:
                 continue
@@ -334,6 +344,7 @@ class KernelLowering(AccessLowering, ComputeLowering, ControlFlowLowering, Posit
             if isinstance(result, Tile) and result.value.name_hint is None:
                 result.value.name_hint = _value_name(node, env)
             env[node] = result
+        self.flush_columns()
         return []
 
     def lower_node(self, node: torch.fx.Node, env: dict, fused: _Fusion) -> object:
