@@ -8,6 +8,9 @@
     hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1:
           they are read whole before the loop (one load stage, not overlapped: compute waits for
           the panel), and the loop's iterations leave those loads out
+    keep (knob k on the tile pipe): k = 1 reads the rows that sibling loops (passes) load alike once,
+          as the tile pipe's loads (overlapped with its compute by its own load knob), and the passes
+          leave those loads out
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):

@@ -142,6 +142,9 @@ class TensorState:
         self.tile_bytes = arch.dtypes.tile_bytes[t.dtype]
         align = arch.dtypes.dram_alignment_bytes
         self.dram_tile_bytes = -(-self.tile_bytes // align) * align
+        if getattr(t, "vector", None) == "row":  # a rank-1 tensor held as a 1 x n row: DRAM holds only that row,
+            # read as one stick of a tile's width per tile (TTNN's norms read gamma / beta as such sticks)
+            self.dram_tile_bytes = -(-(self.tile_bytes // tr) // align) * align
         self.data: np.ndarray | None = None
         valid = tuple(t.valid) if getattr(t, "valid", None) else self.shape
         self.valid_lead = valid[:-2]
