@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from xdsl.dialects import affine, arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import Block, Operation, SSAValue
@@ -58,6 +58,8 @@ class Primitive:
     dtypes: tuple[str, ...] = ()  # compute ops: the dtype names of the inputs, then of the output
     row_extent: int = 0  # loads and stores: the global tensor's row length in elements (0: not a 2-D layout)
     same_columns: bool = False  # loads and stores: every core's block starts at the same column
+    reads: tuple[str, ...] = ()  # compute ops: the L1 buffers they read
+    writes: tuple[str, ...] = ()  # compute ops: the L1 buffers they write
 
     @property
     def label(self) -> str:
@@ -335,21 +337,28 @@ def _read_primitive(op: Operation) -> Primitive | None:
     if isinstance(op, MatmulOp):
         lhs, rhs = op.inputs
         return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),
-                         dtype=str(lhs.type.element_type), dtypes=_dtypes(op))
+                         dtype=str(lhs.type.element_type), dtypes=_dtypes(op), **_touches(op.inputs, op.outputs))
     if isinstance(op, GenericOp):
         ops = tuple(o.name for o in op.body.block.ops if o.name != "linalg.yield" and o.name not in CONVERSIONS)
         reduce = any(t.data == IteratorType.REDUCTION for t in op.iterator_types)
         source = op.inputs[0] if reduce else op.outputs[0]
         kind = "reduce" if reduce else ("eltwise" if ops else "copy")
         return Primitive(kind, (buffer_dims(source),), _element_bytes(source), ops=ops, loc=_loc(op),
-                         dtypes=_dtypes(op))
+                         dtypes=_dtypes(op), **_touches(op.inputs, op.outputs))
     if isinstance(op, (FillOp, TransposeOp, LinalgCopyOp)):
         kind = {FillOp: "fill", TransposeOp: "transpose", LinalgCopyOp: "copy"}[type(op)]
         out = op.outputs[0] if hasattr(op, "outputs") else op.init
         ins = () if isinstance(op, FillOp) else op.inputs
         return Primitive(kind, (buffer_dims(out),), _element_bytes(out), loc=_loc(op),
-                         dtypes=tuple(dtype_name(v.type.element_type) for v in (*ins, out)))
+                         dtypes=tuple(dtype_name(v.type.element_type) for v in (*ins, out)), **_touches(ins, (out,)))
     return None
+
+
+def _touches(inputs, outputs) -> dict[str, tuple[str, ...]]:
+    """The L1 buffers a compute op reads and writes (by label)."""
+    def labels(values) -> tuple[str, ...]:
+        return tuple(_buffer_label(v) for v in values if isinstance(v.type, MemRefType))
+    return {"reads": labels(inputs), "writes": labels(outputs)}
 
 
 def _dtypes(op: Operation) -> tuple[str, ...]:

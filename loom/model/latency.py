@@ -1,8 +1,13 @@
 """Stage 5b: the symbolic latency T(x, b) of a candidate, assembled bottom-up from its HEG.
 
     seq:  T = T1 + T2 + ...
-    pipe: l = load stage, m = child, s = store stage, knobs b = (load overlap, store overlap)
-          (0,0): l + m + s    (0,1): max(l + m, s)    (1,0): max(l, m + s)    (1,1): max(l, m, s)
+    pipe: l = load stage, m = child, s = store stage, knobs b = (load overlap, store overlap); u = the
+          compute up to the last op that reads a loaded block (a single slot is free after it: the next
+          block's load may start), f = the compute from the first op that writes a block to store (the
+          next block's compute waits for this store only there):
+          (0,0): max(m, u + l, f + s)    (0,1): max(m, u + l, s)    (1,0): max(l, m, f + s)    (1,1): max(l, m, s)
+          (the paper's l + m + s, max(l + m, s), max(l, m + s) wait for the whole middle: u = f = m, and
+          for the store before the next load)
     for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
           paper's product is the steady state, one iteration also fills and drains the pipeline
     hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1:
@@ -239,22 +244,30 @@ class LatencyModel:
         outer, kept = self.kept_buffers, pipe.keep
         if kept is not None:  # the passes below read the kept rows in L1 when its knob is on
             self.kept_buffers = {**outer, **{b: E.Knob(kept.knob) for b in kept.buffers + kept.later}}
+        items = pipe.child.items if isinstance(pipe.child, Seq) else [pipe.child]
         try:
-            m = self.latency(pipe.child, repeat)
+            costs = [self.latency(item, repeat) for item in items]
         finally:
             self.kept_buffers = outer
+        m = E.add(*costs) if costs else E.Const(0)
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if reads is None and not pipe.stores:
             return (m, m) if with_serial else m
+        loaded = {p.buffer for p in pipe.loads} | set(kept.buffers + kept.later if kept else ())  # later: the row
+        used, filling = self.released(items, costs, loaded, {p.buffer for p in pipe.stores})
         cases = []
         load_knob = E.Knob(pipe.load_knob.name) if pipe.load_knob else None
         store_knob = E.Knob(pipe.store_knob.name) if pipe.store_knob else None
-        no_store = E.add(l, m, s) if store_knob is None else E.select(store_knob, E.maximum(E.add(l, m), s),
-                                                                     E.add(l, m, s))
+        # one slot: the next block's load starts when compute frees this one (`used`), and the next block's
+        # compute fills the stored block only once this one is written (`filling` before the end)
+        # the writer drains a single slot before it issues its own next loads (`writer_reads`)
+        next_load, next_store = E.add(used, l), E.maximum(E.add(filling, s), E.add(s, self.writer_reads(pipe)))
+        no_store = E.maximum(m, next_load, next_store) if store_knob is None else E.select(
+            store_knob, E.maximum(m, next_load, s), E.maximum(m, next_load, next_store))
         if load_knob is None:
             return (no_store, E.add(l, m, s)) if with_serial else no_store
-        with_load = E.maximum(l, E.add(m, s)) if store_knob is None else E.select(
-            store_knob, E.maximum(l, m, s), E.maximum(l, E.add(m, s)))
+        with_load = E.maximum(l, m, next_store) if store_knob is None else E.select(
+            store_knob, E.maximum(l, m, s), E.maximum(l, m, next_store))
         cases.append(E.select(load_knob, with_load, no_store))
         if reads is not None and pipe.stores:  # overlapped or not, the stage's reads and writes share the DRAM
             traffic = E.add(reads, self.chip_writes(pipe.stores))
@@ -263,6 +276,32 @@ class LatencyModel:
                       self.bank_links(pipe.loads, pipe.stores, spread)]
         steady = E.maximum(*cases, label=f"pipe {pipe.name}")
         return (steady, E.add(l, m, s)) if with_serial else steady
+
+    def writer_reads(self, heg: HEG) -> E.Expr:
+        """The writer's own DRAM reads in one run of `heg` (loads `load_engine` gives it, at the core's read
+        rate, times the trips of the loops around them): it issues them after a single-slot store."""
+        if isinstance(heg, Pipe):
+            mine = [E.rate(self.read_size(p), self.arch.rates.dram_read) for i, p in enumerate(heg.loads)
+                    if load_engine(i, p.tensor in self.stored) == "writer"]
+            return E.add(*mine, self.writer_reads(heg.child))
+        if isinstance(heg, Seq):
+            return E.add(E.Const(0), *[self.writer_reads(item) for item in heg.items])
+        if isinstance(heg, For):
+            return E.mul(self.trips(heg), self.writer_reads(heg.child))
+        return E.Const(0)
+
+    @staticmethod
+    def released(items: list, costs: list[E.Expr], loaded: set[str], stored: set[str]) -> tuple[E.Expr, E.Expr]:
+        """(u, f) of a pipe's middle: u, its compute up to the last item that reads a loaded block (the
+        blocks' buffers are free after it), and f, from the first item that writes a block to store (the
+        compute before it does not wait for the previous block's store); the whole middle where none does."""
+        if not costs:
+            return E.Const(0), E.Const(0)
+        ops = [[p for n in nodes(item) if isinstance(n, Compute) for p in n.ops] for item in items]
+        last = max((i for i, found in enumerate(ops) if any(loaded & set(p.reads) for p in found)),
+                   default=len(items) - 1)
+        first = min((i for i, found in enumerate(ops) if any(stored & set(p.writes) for p in found)), default=0)
+        return E.add(*costs[:last + 1]), E.add(*costs[first:])
 
     def loads(self, pipe: Pipe, repeat: E.Expr, spread: E.Expr | None) -> tuple[E.Expr, E.Expr | None]:
         """The load stage of a pipe and the bytes its cores read (None: it loads nothing). A pass's loads of
