@@ -3,7 +3,8 @@ the same 32 x 32 tiles. The per-core programs write whole tiles, so two stores w
 the other's column; instead the columns a block of the kernel stores into one tile of a tensor are
 gathered into one block, each value broadcast along the block's columns and kept by a position mask
 on its own column (zeros elsewhere), and written once, when the block's lowering ends. A tensor of
-one column keeps its plain column store.
+one column keeps its plain column store. Columns stored from different blocks (a loop's body and the
+block around it) are written separately, each block writing the columns it does not store as zeros.
 
     stats[tile_m, 0] = mean             # deferred
     stats[tile_m, 1] = m2 / count       # deferred
