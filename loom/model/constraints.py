@@ -78,15 +78,18 @@ def _footprint_expr(footprint: L1Footprint, knobs: tuple[Knob, ...]) -> E.Expr:
         doubling = [E.Knob(k.name) for k in mine if k.doubles]
         slot = E.mul(size, E.add(1, *doubling), label=f"slot {term.slot} ({', '.join(term.buffers)})")
         for knob in [k for k in mine if k.hoist is not None]:
-            block = knob.hoist.block
-            panel = [E.mul(E.ceil_div(knob.hoist.extent, dim_expr(d)), dim_expr(d)) if d == block else dim_expr(d)
-                     for d in term.dims]
-            slot = E.select(E.Knob(knob.name), E.mul(term.element_bytes, *panel,
-                                                     label=f"slot {term.slot} kept whole"), slot)
+            slot = E.select(E.Knob(knob.name), _whole_blocks(term, knob.hoist.extent, knob.hoist.block,
+                                                             f"slot {term.slot} kept whole"), slot)
         for knob in [k for k in mine if k.keep is not None]:
             slot = E.select(E.Knob(knob.name), _kept_rows(term, knob, knobs), slot)
         terms.append(slot)
     return E.add(*terms)
+
+
+def _whole_blocks(term, extent: int, block, label: str) -> E.Expr:
+    """A slot widened from one block of a device loop to all of its blocks (a tail's padding included)."""
+    dims = [E.mul(E.ceil_div(extent, dim_expr(d)), dim_expr(d)) if d == block else dim_expr(d) for d in term.dims]
+    return E.mul(term.element_bytes, *dims, label=label)
 
 
 def _kept_rows(term, knob: Knob, knobs: tuple[Knob, ...]) -> E.Expr:
@@ -97,8 +100,8 @@ def _kept_rows(term, knob: Knob, knobs: tuple[Knob, ...]) -> E.Expr:
     if not first:
         return E.Const(0) if set(term.buffers) <= set(keep.later) else E.mul(term.element_bytes,
                                                                               *[dim_expr(d) for d in term.dims])
-    rows = E.mul(term.element_bytes, *[dim_expr(d) for d in keep.panel(first[0], term.dims)],
-                 label=f"slot {term.slot} holds whole rows")
+    extent, block = keep.loops[keep.buffers.index(first[0])]
+    rows = _whole_blocks(term, extent, block, f"slot {term.slot} holds whole rows")
     overlap = [E.Knob(k.name) for k in knobs if k.name == keep.overlap_knob]
     return E.mul(rows, E.add(1, *overlap))
 

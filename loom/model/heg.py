@@ -200,13 +200,8 @@ class Keep:
 
     def panels(self) -> list[Primitive]:
         """The whole-row reads: each first load with its loop's block widened to the extent."""
-        return [replace(p, dims=(Hoist("", extent, block, ()).panel(p.dims[0]),))
+        return [replace(p, dims=(tuple(extent if d == block else d for d in p.dims[0]),))
                 for p, (extent, block) in zip(self.loads, self.loops)]
-
-    def panel(self, buffer: str, dims: tuple[Dim, ...]) -> tuple[Dim, ...]:
-        """A kept buffer's shape (its L1 footprint in whole blocks)."""
-        extent, block = self.loops[self.buffers.index(buffer)]
-        return Hoist("", extent, block, ()).panel(dims)
 
 
 @dataclass(frozen=True)
