@@ -31,6 +31,7 @@ from xdsl.dialects import math as mathd
 from loom.errors import UnsupportedError
 from loom.ir.dialect import (
     COMPARES,
+    FP8_ROUNDINGS,
     ROUNDINGS,
     GeluOp,
     GeluTanhOp,
@@ -83,6 +84,15 @@ def _torch(fn: Callable) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: fn(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))).numpy()
 
 
+def _rounded_to(dtype_name: str) -> Callable[[np.ndarray], np.ndarray]:
+    """x rounded to the values of torch's `dtype_name` (an fp8 type), as torch casts, back in float32."""
+    def rounded(x):
+        import torch
+
+        return x.to(getattr(torch, dtype_name)).float()
+    return _torch(rounded)
+
+
 def _as_floats(compare: Callable) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """A numpy comparison whose result is 0.0 / 1.0 in float32."""
     return lambda a, b: compare(a, b).astype(np.float32)
@@ -128,6 +138,10 @@ _TABLE = (
     *(Op(n, "unary", "sfpu", ("round",), f, (f"aten.{n}.default",), ROUNDINGS[n],
          no_ttlang=f"Loom emits no TT-Lang {n} yet")
       for n, f in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc), ("round", np.round))),
+    # a cast to an fp8 type inside the loop: rounded to its values, held in the wider format (`tiles.HELD_AS`);
+    # priced as a rounding routine (assumption: the vector unit rounds the mantissa and clamps the exponent)
+    *(Op(f"round_{n}", "unary", "sfpu", ("round",), _rounded_to(n),
+         (), FP8_ROUNDINGS[n], no_ttlang="TT-Lang 1.1.6 has no fp8 types") for n in FP8_ROUNDINGS),
     Op("expm1", "unary", "sfpu", ("exp",), np.expm1, ("aten.expm1.default",), mathd.ExpM1Op,
        no_ttlang="Loom emits no TT-Lang expm1 yet"),
     Op("exp", "unary", "sfpu", ("exp",), np.exp, ("aten.exp.default",), mathd.ExpOp, "ttl.math.exp({a})"),

@@ -97,7 +97,8 @@ def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.nd
 
 def tolerance(reference: np.ndarray, dtype: torch.dtype) -> float:
     """Absolute tolerance: a few units in the last place of the output dtype at the reference's scale."""
-    eps = {torch.bfloat16: 2**-7, torch.float16: 2**-10, torch.float32: 2**-20}.get(dtype, 2**-7)
+    eps = {torch.bfloat16: 2**-7, torch.float16: 2**-10, torch.float32: 2**-20,
+           torch.float8_e4m3fn: 2**-3, torch.float8_e5m2: 2**-2}.get(dtype, 2**-7)
     return 2 * eps * max(float(np.abs(reference).max()), 1.0)
 
 

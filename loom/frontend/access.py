@@ -18,6 +18,7 @@ from xdsl.ir import SSAValue
 
 from loom.errors import DataDependentIndexError, NonAffineIndexError, UnsupportedError
 from loom.frontend.global_tensors import one_row
+from loom.frontend.head_groups import DIVIDED, grouped_index
 from loom.frontend.helion import BlockInfo, ir_name
 from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp, WriteOp
@@ -133,7 +134,8 @@ class AccessLowering:
                 "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
                 self.k.location(user),
             )
-        if target_name(entry) in ("_get_symnode", "aten.sym_size.int") and self.grid_block(entry) is None:
+        if target_name(entry) in ("_get_symnode", "aten.sym_size.int") and self.grid_block(entry) is None \
+                and grouped_index(self.k, entry) is None:
             block = self.block_of_symint(entry, user)
             return self.tile_start(block), block
         return self.scalar_index(entry, user), None
@@ -155,6 +157,9 @@ class AccessLowering:
                 self.k.location(user),
             )
         name = target_name(node)
+        grouped = grouped_index(self.k, node)
+        if grouped is not None and self.groups.get(grouped[0]) == grouped[1]:  # `h // group`, `h % group`
+            return (self.group_iv if grouped[2] == DIVIDED else self.in_group_iv)[grouped[0]]
         if name == "tile_begin":
             return self.tile_start(self.block_of_symint(node.args[0], user))
         if name in ("_get_symnode", "aten.sym_size.int"):
@@ -168,10 +173,6 @@ class AccessLowering:
                 self.k.location(user),
             )
         lhs, rhs = (node.args + (None, None))[:2]
-        if name == "floordiv" and isinstance(lhs, torch.fx.Node) and target_name(lhs) == "tile_begin":
-            block = self.block_of_symint(lhs.args[0], user)
-            if self.groups.get(block.block_id) == rhs:
-                return self.group_iv[block.block_id]  # `h.begin // group`: the grid's group axis
         constant_operand = isinstance(lhs, int) or isinstance(rhs, int)
         if name not in _INDEX_ARITH or (name in ("mul", "floordiv") and not constant_operand) \
                 or (name == "floordiv" and not isinstance(rhs, int)):

@@ -21,7 +21,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom import ops
 from loom.errors import UnsupportedError
-from loom.frontend.tiles import IDENTITY, Tile, element_type, target_name
+from loom.frontend.tiles import HELD_AS, IDENTITY, Tile, element_type, target_name
 
 
 def elementwise_op(name: str) -> ops.Op | None:
@@ -175,6 +175,8 @@ class ComputeLowering:
         except ValueError as err:
             raise UnsupportedError(str(err), self.k.location(node)) from None
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
+        if op is None and out.dtype in HELD_AS and out.dtype.is_floating_point and isinstance(operands[0], Tile):
+            return self.rounded_to_held(node, operands[0], dims, out.dtype)
         out_type = element_type(out.dtype) if out.dtype != torch.bool else _condition_type(operands)
         if op is not None and op.name in _FLIPPED and _first_broadcasts(operands, dims):
             op, operands = ops.lookup("binary", _FLIPPED[op.name]), operands[::-1]  # `m[:, None] > x` is x < m
@@ -191,6 +193,13 @@ class ComputeLowering:
                                             [d for i, d in enumerate(dims) if i not in common], out_type, op)
             return Tile(inner.value, dims, common)
         return self.elementwise_values(node, operands, dims, out_type, op)
+
+    def rounded_to_held(self, node: torch.fx.Node, src: Tile, dims: list, dtype: torch.dtype) -> Tile:
+        """`x.to(torch.float8_e4m3fn)` in the loop: x rounded to the fp8 values in its own format (one rounding,
+        as torch casts), then converted, exactly, to the format the device holds fp8 in (`HELD_AS`)."""
+        rounded = self.elementwise_values(node, [src], dims, src.value.type.element_type,
+                                          ops.lookup("unary", f"round_{str(dtype).removeprefix('torch.')}"))
+        return self.elementwise_values(node, [rounded], dims, element_type(HELD_AS[dtype]), None)
 
     def elementwise_values(self, node, operands: list, dims: list, out_type, op) -> Tile:
         body = op.ir if op is not None else None  # None: prims.convert_element_type

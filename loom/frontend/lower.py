@@ -96,7 +96,8 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         self.const_cache: dict[tuple, SSAValue] = {}
         self.whole_extent = _whole_extents(kernel)
         self.groups = head_groups(kernel)  # grid block id -> K/V group size (`h.begin // group`)
-        self.group_iv: dict[int, SSAValue] = {}
+        self.group_iv: dict[int, SSAValue] = {}  # grid block id -> its `h_group` axis (`h // group`)
+        self.in_group_iv: dict[int, SSAValue] = {}  # ... -> its `h_in_group` axis (`h % group`)
 
     # ------------------------------------------------------------------ entry
     def lower(self) -> ModuleOp:
@@ -156,8 +157,16 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         for g in graphs:
             for n in g.nodes:
                 if target_name(n) == "_host_tensor" and n.args[0] not in used:
-                    used[n.args[0]] = n.meta["val"]
+                    used[n.args[0]] = self._static(n.meta["val"])
         return used
+
+    def _static(self, tensor: torch.Tensor) -> torch.Tensor:
+        """A tensor the host code creates, with sizes computed from scalar arguments (`torch.empty([batch,
+        heads, ...])`) replaced by the arguments' values; unchanged when a size stays unknown."""
+        sizes = [d if isinstance(d, int) else _scalar_value(d.node.expr, self.k.scalars) for d in tensor.shape]
+        if not all(isinstance(d, int) for d in sizes) or all(isinstance(d, int) for d in tensor.shape):
+            return tensor
+        return torch.empty(sizes, dtype=tensor.dtype, device="meta")
 
     # ------------------------------------------------------------ block sizes
     def _tiled_blocks(self) -> list[BlockInfo]:
@@ -285,6 +294,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
             if group is not None:
                 self.group_iv[block.block_id] = iv
             elif block.block_id in self.group_iv:  # h = h_group * group + h_in_group
+                self.in_group_iv[block.block_id] = iv
                 scaled = inner.insert(arith.MuliOp(self.group_iv[block.block_id],
                                                    self.const(self.groups[block.block_id]))).result
                 self.iv_value[block.block_id] = inner.insert(arith.AddiOp(scaled, iv)).result
@@ -498,7 +508,7 @@ def _value_name(node: torch.fx.Node, env: dict) -> str:
     if target_name(node) == "prims.convert_element_type.default":
         source = env.get(node.args[0])
         base = source.value.name_hint if isinstance(source, Tile) and source.value.name_hint else "t"
-        return f"{base}_{str(element_type(node.args[1]))}"
+        return f"{base}_{str(element_type(HELD_AS.get(node.args[1], node.args[1])))}"
     return node.name.strip("_") or "t"
 
 

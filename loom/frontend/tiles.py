@@ -29,8 +29,9 @@ HELD_AS: dict[torch.dtype, torch.dtype] = {
 converts them when it lays the tensor out, as `ttnn.from_torch` converts to a dtype it is given): an 8- or
 16-bit integer as int32, an fp8 number as bfloat16. The device moves the wider tiles, so a kernel reading
 them is priced at 4 or 2 bytes an element (Blackhole's unpacker reads fp8_e4m3 and Wormhole's int8
-natively; Loom does not use those formats yet). Inside the loop these types are refused (`element_type`):
-a cast to them would round to a format the program does not hold."""
+natively; Loom does not use those formats yet). Inside the loop a cast to an fp8 type rounds to its values
+and keeps them in the wider format (`compute.rounded_to_held`); the narrow integer types are refused there
+(`element_type`): a cast to them would wrap in a format the program does not hold."""
 
 
 def element_type(dtype: torch.dtype) -> Attribute:

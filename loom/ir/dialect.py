@@ -367,6 +367,11 @@ def _defined(name: str, base: type, doc: str) -> type:
 ROUNDINGS = {n: _defined(n, _Activation, f"x rounded {how} (`torch.{n}`).") for n, how in (
     ("floor", "down"), ("ceil", "up"), ("trunc", "toward zero"), ("round", "to the nearest, ties to even"))}
 """`loom.floor` …: the vector unit's rounding routines (MLIR's `math` lacks a float round-half-even)."""
+FP8_ROUNDINGS = {n: _defined(f"round_{n}", _Activation, f"x rounded to the nearest `torch.{n}` value, kept in x's "
+                               "format (a cast to a type the device holds wider: `tiles.HELD_AS`).")
+                 for n in ("float8_e4m3fn", "float8_e5m2")}
+"""`loom.round_float8_e4m3fn` …: a cast inside the loop to an fp8 type, whose values every wider float format
+holds exactly."""
 
 
 class _Elementwise2(arith.FloatingPointLikeBinaryOperation):
@@ -430,7 +435,7 @@ class PositionMaskOp(IRDLOperation):
 
 LOOM_OPS = [SymOp, ReadOp, WriteOp, VbCreateOp, VbReserveOp, VbCommitOp, VbAcquireOp, VbReleaseOp, CopyOp,
             MemAllocOp, SemAllocOp, VbBindOp, SigmoidOp, GeluOp, GeluTanhOp, PositionMaskOp, *COMPARES.values(),
-            SelectOp, SelectNotOp, SignOp, *ROUNDINGS.values()]
+            SelectOp, SelectNotOp, SignOp, *ROUNDINGS.values(), *FP8_ROUNDINGS.values()]
 _OPS_BY_NAME = {op.name: op for op in LOOM_OPS}
 Loom = Dialect("loom", LOOM_OPS, [])
 
