@@ -14,7 +14,9 @@ core array, an axis order, and a transfer mode for every DRAM load.
   multicast once at its own rate, so forwarding is kept when (g - 1) / rate(1 -> 1) <
   1 / rate(multicast) (Wormhole: g = 2, Blackhole: g <= 3) or the multicast shape is not declared.
   Each load gets unicast plus every legal multicast; two modes that reach the same set of cores
-  are one mode (a larger region that moves strictly more bytes over the same links is dropped).
+  are one mode (a larger region that moves strictly more bytes over the same links is dropped). A
+  minor load (`minor_loads`: read whole by every core, it would move no more than the largest loaded
+  tensor once) gets unicast alone.
 - Reduction split (`loom.mapping.reduction`): when the tile body has a splittable device loop,
   every view also yields candidates whose innermost levels of one or more physical dimensions
   run that loop's iterations (a line or rectangle of cores computing partial states, gathered and
@@ -50,6 +52,15 @@ SHAPE_OF_DIMS = {(0,): "row", (1,): "column", (0, 1): "rect"}
 # would add a combine and shrink nothing. Split candidates use the views the unsplit ones use
 # and multicast each load over its largest legal group.
 SPLIT_BELOW_TILES_PER_CORE = 16
+def minor_loads(reuse: list[AccessReuse], cores: int) -> set[str]:
+    """Tensors whose loads take unicast alone: read whole by every core, one would move no more bytes than the
+    largest loaded tensor once (a rowwise scale, a norm's weight, a bias beside a matrix). Their multicasts
+    would multiply the candidates (three modes each) for no traffic that counts."""
+    loads = [r for r in reuse if r.direction == "load"]
+    largest = max((r.tensor_bytes for r in loads), default=0)
+    return {r.tensor for r in loads if r.tensor_bytes * cores <= largest}
+
+
 MIN_OCCUPANCY = 4  # views use at least a quarter of the cores (TTNN's 16 of 64 for a split decode) unless
 # nothing else fits (then any view: a kernel with one tile runs on one core)
 
@@ -295,6 +306,7 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
             only_splits: bool = False) -> list[Candidate]:
     seen: set = set()
     candidates = []
+    minor = minor_loads(reuse, arch.num_cores)
     for view in views:
         for split in _splits(view, loop, arch.tiling.block_alignment)[1 if only_splits else 0:]:
             reserved = {lv[:2] for lv in split.levels} if split else set()
@@ -304,7 +316,8 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                     continue
                 # the split's level takes part in deciding which cores form a contiguous multicast group
                 bystander = (AxisMapping(split.loop.name, 0, None, 1, split.levels),) if split else ()
-                per_access = [_transfer_options(r, mapped + bystander, arch) for r in reuse]
+                per_access = [_transfer_options(r, mapped + bystander, arch)[:1 if r.tensor in minor else None]
+                              for r in reuse]
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
                 for transfers in _tied_product(reuse, per_access):

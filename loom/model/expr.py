@@ -162,7 +162,9 @@ class _Nary(Expr):
     _field = ""
 
     def _check(self) -> None:
-        items = tuple(as_expr(x) for x in getattr(self, self._field))
+        given = getattr(self, self._field)
+        items = given if type(given) is tuple and all(isinstance(x, Expr) for x in given) else \
+            tuple(as_expr(x) for x in given)
         if not items:
             raise ValueError(f"{type(self).__name__} needs at least one operand")
         _set(self, self._field, items)

@@ -102,6 +102,19 @@ def test_gemm_multicasts_a_along_the_n_dimension():
                 assert t.group == (1, 8)
 
 
+def test_a_minor_load_takes_unicast_alone():
+    """The bias (N elements) read whole by each of 64 cores moves less than the weight (K x N) once: its
+    multicasts would only multiply the candidates; the matrices keep theirs."""
+    arch = load_arch("wormhole_n150")
+    cands = enumerate_candidates(lowered("matmul_bias_gelu", {"M": 1024, "N": 1024, "K": 512}).module, arch)
+    modes = {}
+    for c in cands.candidates:
+        for t in c.transfers:
+            modes.setdefault(t.tensor, set()).add(t.mode)
+    assert modes["bias"] == {"unicast"}
+    assert len(modes["x"]) > 1 and len(modes["w"]) > 1
+
+
 def test_a_dimension_that_splits_the_tiles_unevenly_also_offers_a_power_of_two_of_its_cores():
     # 64 tiles on Blackhole's 13 x 10: no multicast fits the whole grid (cores sharing one run in
     # lockstep), so 8 of the 13 columns and 8 of the 10 rows are offered, with 2-D multicasts
