@@ -21,6 +21,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom import ops
 from loom.errors import UnsupportedError
+from loom.frontend.positions import Count
 from loom.frontend.tiles import HELD_AS, IDENTITY, Tile, element_type, target_name
 
 
@@ -175,6 +176,10 @@ class ComputeLowering:
         except ValueError as err:
             raise UnsupportedError(str(err), self.k.location(node)) from None
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
+        if any(isinstance(o, Count) for o in operands):  # a count of positions meets a vector: it takes its shape
+            if op is None:
+                return operands[0]  # converted: the same whole number
+            operands = [self.counted(o, dims, node) if isinstance(o, Count) else o for o in operands]
         if op is None and out.dtype in HELD_AS and out.dtype.is_floating_point and isinstance(operands[0], Tile):
             return self.rounded_to_held(node, operands[0], dims, out.dtype)
         out_type = element_type(out.dtype) if out.dtype != torch.bool else _condition_type(operands)
@@ -322,26 +327,14 @@ class ComputeLowering:
             op_t = TransposeOp(src.value, init_t, DenseArrayBase.from_list(i64, perm), init_t.type)
             src, axes = Tile(self.located(op_t, node).results[0], dims_t), [rank - 1]
         op = reduction_op(name)
-        body_op, identity = op.ir, op.identity
-        src = self.padding_masked(src, axes, identity, reduction_input(node), node)
-        dtype = src.value.type.element_type
-        dims = [d for i, d in enumerate(src.dims) if i not in axes]
-        if not dims:
+        src = self.padding_masked(src, axes, op.identity, reduction_input(node), node)
+        if len(axes) == rank:
             raise UnsupportedError(f"`{name}` of every dimension of a tile (one value) is not supported yet; "
-                                   "expected a reduction that leaves a dimension (`x.sum(-1)` of a 2-D tile)",
+                                   "expected a reduction that leaves a dimension (`x.sum(-1)` of a 2-D tile), or "
+                                   "the count of a condition on positions (`valid.to(torch.int32).sum()`)",
                                    self.k.location(node))
-        init = self.filled(dims, dtype, identity, node)
-        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i not in axes)
-        maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]
-        iterators = [IteratorType.REDUCTION if i in axes else IteratorType.PARALLEL for i in range(rank)]
-        body = Block(arg_types=[dtype, dtype])
-        bb = Builder(InsertPoint.at_end(body))
-        bb.insert(YieldOp(bb.insert(body_op(body.args[0], body.args[1])).result))
-        op = GenericOp(
-            [src.value], [init], Region(body), [AffineMapAttr(m) for m in maps],
-            [IteratorTypeAttr(t) for t in iterators], [init.type],
-        )
-        result = Tile(self.located(op, node).res[0], dims)
+        result = self.reduce_tile(src, axes, op, node)
+        dims = result.dims
         if name in _MEANS:  # a mean is the sum scaled by 1 / (number of elements reduced)
             sizes = [src.dims[a] if isinstance(src.dims[a], int) else getattr(src.dims[a], "fixed", None)
                      for a in axes]
@@ -351,10 +344,28 @@ class ComputeLowering:
                                        "supported yet; expected a mean over a whole dimension (`x[tile_m, :]`) or "
                                        "a sum divided by the number of elements", self.k.location(node))
             count = math.prod(sizes)
-            result = self.elementwise_tiles(node, [result, 1.0 / count], dims, dtype, arith.MulfOp)
+            result = self.elementwise_tiles(node, [result, 1.0 / count], dims, src.value.type.element_type,
+                                            arith.MulfOp)
         if keepdim:  # the reduced dims stay as unit dims, as `[:, None]` would add them
             return Tile(result.value, [1 if i in axes else d for i, d in enumerate(src.dims)], tuple(axes))
         return result
+
+    def reduce_tile(self, src: Tile, axes: list[int], op: ops.Op, node: torch.fx.Node) -> Tile:
+        """A `linalg.generic` reducing `src` over `axes` (its last) with the op table's reduction `op`."""
+        rank, dtype = len(src.dims), src.value.type.element_type
+        dims = [d for i, d in enumerate(src.dims) if i not in axes]
+        init = self.filled(dims, dtype, op.identity, node)
+        kept = tuple(AffineExpr.dimension(i) for i in range(rank) if i not in axes)
+        maps = [AffineMap.identity(rank), AffineMap(rank, 0, kept)]
+        iterators = [IteratorType.REDUCTION if i in axes else IteratorType.PARALLEL for i in range(rank)]
+        body = Block(arg_types=[dtype, dtype])
+        bb = Builder(InsertPoint.at_end(body))
+        bb.insert(YieldOp(bb.insert(op.ir(body.args[0], body.args[1])).result))
+        generic = GenericOp(
+            [src.value], [init], Region(body), [AffineMapAttr(m) for m in maps],
+            [IteratorTypeAttr(t) for t in iterators], [init.type],
+        )
+        return Tile(self.located(generic, node).res[0], dims)
 
     # ------------------------------------------------------------------ loops
 

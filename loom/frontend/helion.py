@@ -148,11 +148,11 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         with contextlib.redirect_stderr(warnings):  # Helion prints warnings; keep them unless it refuses
             bound = _bind(kernel, args)
             device_ir = bound.host_function.device_ir
-    except helion_exc.Base as err:
+    except (helion_exc.Base, NotImplementedError) as err:  # Helion's compiler refuses some forms this way
         message = str(err).split("\nWhile processing:")[0].strip()
-        raise UnsupportedError(
-            f"Helion rejected the kernel: {message}", _helion_error_location(err, source_file, source_lines)
-        ) from err
+        where = _helion_error_location(err, source_file, source_lines) or at(def_line)
+        kind = "" if isinstance(err, helion_exc.Base) else f"{type(err).__name__}: "
+        raise UnsupportedError(f"Helion rejected the kernel: {kind}{message}", where) from err
     sys.stderr.write(warnings.getvalue())
     for graph_info in device_ir.graphs:
         _restore_shared_operands(graph_info.graph)

@@ -17,6 +17,7 @@ import torch
 import torch.fx
 from xdsl.dialects.builtin import f32
 
+from loom import ops
 from loom.errors import UnsupportedError
 from loom.frontend.tiles import Tile, target_name
 
@@ -54,6 +55,16 @@ class Predicate:
     """Holds where every half-plane is >= 0."""
 
     half_planes: tuple[Position, ...]
+
+
+@dataclass(frozen=True)
+class Count:
+    """How many positions of one block satisfy a condition (`valid.to(torch.int32).sum()`: Welford's count of
+    a block's real columns): one number, the same for every row, never materialized alone; it takes the shape
+    of the vector it meets (`PositionLowering.counted`)."""
+
+    cond: Predicate
+    block_id: int
 
 
 _COMPARE = {"ge": (1, 0), "gt": (1, -1), "le": (-1, 0), "lt": (-1, -1)}
@@ -108,6 +119,14 @@ class PositionLowering:
                 return self._masked(y, _negated(cond, self.k.location(node)), float(x), node)
         if name == "aten.masked_fill.Scalar" and isinstance(args[1], Predicate) and isinstance(args[0], Tile):
             return self._masked(args[0], _negated(args[1], self.k.location(node)), float(args[2]), node)
+        if name == "aten.sum.default" and isinstance(args[0], Predicate):
+            return self._count(args[0], node)
+        if name in _CONVERT and isinstance(args[0], Predicate) and _summed(node):
+            return args[0]  # counted where it is summed
+        if name == "_mask_to" and isinstance(args[0], Predicate):  # a tail's padding, zeroed: outside the extents
+            tails = tuple(Position(((b, -1),), self.k.blocks[b].extent - 1)
+                          for b in sorted({b for half in args[0].half_planes for b, _ in half.terms}))
+            return Predicate(args[0].half_planes + tails)
         if name in _CONVERT and isinstance(args[0], Predicate):  # `valid.to(torch.int32)`: 1 where it holds
             dims = self.dims_of(node.meta["val"].shape)
             ones = Tile(self.filled(dims, f32, 1.0, node), dims)
@@ -120,6 +139,26 @@ class PositionLowering:
             "multiples by integers of positions, comparisons of them (>=, >, <=, <, ==) joined by `&`, "
             "and `torch.where(cond, x, number)` or `x.masked_fill(cond, number)` on the result",
             self.k.location(node))
+
+    def _count(self, cond: Predicate, node: torch.fx.Node) -> Count:
+        blocks = {b for half in cond.half_planes for b, _ in half.terms}
+        if len(blocks) != 1 or any(half.data is not None for half in cond.half_planes):
+            raise UnsupportedError("the count of a condition on the positions of several blocks (or on data) is not "
+                                   "supported; expected a condition on one tile's positions "
+                                   "(`(tile_n.index < n).to(torch.int32).sum()`)", self.k.location(node))
+        return Count(cond, blocks.pop())
+
+    def counted(self, count: Count, dims: list, node: torch.fx.Node) -> Tile:
+        """`count` as a vector over the first block of `dims` (the vector it meets, or a 2-D tile's rows): a
+        [rows, block] tile of ones, zero where the condition fails, summed along the counted block."""
+        block = self.k.blocks[count.block_id]
+        if not dims or getattr(dims[0], "block_id", count.block_id) == count.block_id or len(dims) > 2:
+            raise UnsupportedError("a count of positions combined with anything but a vector or a 2-D tile over "
+                                   "another block's rows is not supported yet; expected it with a vector "
+                                   "(`acc_cnt + count`) or a tile (`x[tile_m, tile_n] / count`)", self.k.location(node))
+        ones = Tile(self.filled([dims[0], block], f32, 1.0, node), [dims[0], block])
+        vector = self.reduce_tile(self._masked(ones, count.cond, 0.0, node), [1], ops.lookup("reduce", "sum"), node)
+        return vector if len(dims) == 1 else Tile(vector.value, [dims[0], 1], (1,))  # one value per row
 
     def _block_of(self, size: object, node: torch.fx.Node):
         """The block whose positions `tile.index` of a tile of size `size` gives."""
@@ -151,6 +190,13 @@ class PositionLowering:
         if data:  # each row ends with the data's coefficient
             keep = [row + [half.data_coeff] for row, half in zip(keep, cond.half_planes)]
         return self.position_mask(x, offsets, keep, fill, node, bound=next(iter(data.values()), None))
+
+
+def _summed(node: torch.fx.Node) -> bool:
+    """Whether every use of `node` is a sum of all its elements, directly or past Helion's tail mask."""
+    users = list(node.users)
+    return bool(users) and all(target_name(u) == "aten.sum.default" or (target_name(u) == "_mask_to" and _summed(u))
+                               for u in users)
 
 
 def _affine(value: object) -> bool:

@@ -32,7 +32,6 @@ def marked_line(path: Path) -> int:
         ("unsupported_op", UnsupportedError),
         ("no_tile_loop", UnsupportedError),
         ("mixed_vector_layout", UnsupportedError),
-        ("reduce_to_one_value", UnsupportedError),
     ],
 )
 def test_bad_kernel_reports_typed_error_at_its_line(name, error):
