@@ -98,6 +98,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         self.groups = head_groups(kernel)  # grid block id -> K/V group size (`h.begin // group`)
         self.group_iv: dict[int, SSAValue] = {}  # grid block id -> its `h_group` axis (`h // group`)
         self.in_group_iv: dict[int, SSAValue] = {}  # ... -> its `h_in_group` axis (`h % group`)
+        self.counted_vectors: dict[tuple, Tile] = {}  # `PositionLowering.counted`
 
     # ------------------------------------------------------------------ entry
     def lower(self) -> ModuleOp:

@@ -123,7 +123,7 @@ class PositionLowering:
             return self._count(args[0], node)
         if name in _CONVERT and isinstance(args[0], Predicate) and _summed(node):
             return args[0]  # counted where it is summed
-        if name == "_mask_to" and isinstance(args[0], Predicate):  # a tail's padding, zeroed: outside the extents
+        if name == "_mask_to" and isinstance(args[0], Predicate) and not args[1]:  # a tail's padding made false
             tails = tuple(Position(((b, -1),), self.k.blocks[b].extent - 1)
                           for b in sorted({b for half in args[0].half_planes for b, _ in half.terms}))
             return Predicate(args[0].half_planes + tails)
@@ -156,8 +156,13 @@ class PositionLowering:
             raise UnsupportedError("a count of positions combined with anything but a vector or a 2-D tile over "
                                    "another block's rows is not supported yet; expected it with a vector "
                                    "(`acc_cnt + count`) or a tile (`x[tile_m, tile_n] / count`)", self.k.location(node))
-        ones = Tile(self.filled([dims[0], block], f32, 1.0, node), [dims[0], block])
-        vector = self.reduce_tile(self._masked(ones, count.cond, 0.0, node), [1], ops.lookup("reduce", "sum"), node)
+        key = (count, id(dims[0]), id(self.b.insertion_point.block))  # once per vector shape and block of ops
+        vector = self.counted_vectors.get(key)
+        if vector is None:
+            ones = Tile(self.filled([dims[0], block], f32, 1.0, node), [dims[0], block])
+            vector = self.reduce_tile(self._masked(ones, count.cond, 0.0, node), [1], ops.lookup("reduce", "sum"),
+                                      node)
+            self.counted_vectors[key] = vector
         return vector if len(dims) == 1 else Tile(vector.value, [dims[0], 1], (1,))  # one value per row
 
     def _block_of(self, size: object, node: torch.fx.Node):
