@@ -20,6 +20,7 @@ Python-integer interval bound (weaker, still sound). CP-SAT refuses such a model
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -68,7 +69,7 @@ def lower_bound(problem: Problem, max_points: int = MAX_POINTS) -> Bound:
     var_bounds = {n: (d[0], d[-1]) for n, d in problem.domains.items()}
     exprs = [problem.objective] + [e for c in problem.constraints for e in (c.lhs, c.rhs)]
     try:
-        if not all(_fits(e, var_bounds) for e in exprs):
+        if not _fits(exprs, var_bounds):
             return Bound(bounds(problem.objective, var_bounds)[0], False)
     except (ValueError, KeyError):  # a denominator that can reach 0: the solver reports it
         return Bound(None, False)
@@ -91,27 +92,35 @@ def lower_bound(problem: Problem, max_points: int = MAX_POINTS) -> Bound:
     return Bound(int(lo[possible].min()), exact)
 
 
-def _fits(e: Expr, var_bounds: dict[str, tuple[int, int]]) -> bool:
-    """Whether every node's interval (and every intermediate the arrays compute) stays below 2^62."""
+def _fits(exprs: list[Expr], var_bounds: dict[str, tuple[int, int]]) -> bool:
+    """Whether every node's interval (and every intermediate the arrays compute) stays below 2^62, expression
+    by expression; subtrees the expressions share are bounded and checked once."""
     memo: dict[Expr, tuple[int, int]] = {}
-    bounds(e, var_bounds, memo)  # raises on a denominator that can be non-positive
-    for node, (lo, hi) in memo.items():
-        if max(abs(lo), abs(hi)) >= _LIMIT:
+    for e in exprs:
+        seen = len(memo)
+        bounds(e, var_bounds, memo)  # raises on a denominator that can be non-positive
+        if not all(_node_fits(node, lo, hi, memo) for node, (lo, hi) in itertools.islice(memo.items(), seen, None)):
             return False
-        if isinstance(node, Mul):  # partial products of the chain
-            plo, phi = 1, 1
-            for f in node.factors:
-                flo, fhi = memo[f]
-                corners = (plo * flo, plo * fhi, phi * flo, phi * fhi)
-                plo, phi = min(corners), max(corners)
-                if max(abs(plo), abs(phi)) >= _LIMIT:
-                    return False
-        elif isinstance(node, Rate):
-            alo, ahi = memo[node.amount]
-            if max(abs(alo), abs(ahi)) * node.per_cycle_den >= _LIMIT:
+    return True
+
+
+def _node_fits(node: Expr, lo: int, hi: int, memo: dict[Expr, tuple[int, int]]) -> bool:
+    if max(abs(lo), abs(hi)) >= _LIMIT:
+        return False
+    if isinstance(node, Mul):  # partial products of the chain
+        plo, phi = 1, 1
+        for f in node.factors:
+            flo, fhi = memo[f]
+            corners = (plo * flo, plo * fhi, phi * flo, phi * fhi)
+            plo, phi = min(corners), max(corners)
+            if max(abs(plo), abs(phi)) >= _LIMIT:
                 return False
-        elif isinstance(node, Add) and sum(max(abs(a), abs(b)) for a, b in (memo[t] for t in node.terms)) >= _LIMIT:
+    elif isinstance(node, Rate):
+        alo, ahi = memo[node.amount]
+        if max(abs(alo), abs(ahi)) * node.per_cycle_den >= _LIMIT:
             return False
+    elif isinstance(node, Add) and sum(max(abs(a), abs(b)) for a, b in (memo[t] for t in node.terms)) >= _LIMIT:
+        return False
     return True
 
 
