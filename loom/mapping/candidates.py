@@ -52,15 +52,6 @@ SHAPE_OF_DIMS = {(0,): "row", (1,): "column", (0, 1): "rect"}
 # would add a combine and shrink nothing. Split candidates use the views the unsplit ones use
 # and multicast each load over its largest legal group.
 SPLIT_BELOW_TILES_PER_CORE = 16
-def minor_loads(reuse: list[AccessReuse], cores: int) -> set[str]:
-    """Tensors whose loads take unicast alone: read whole by every core, one would move no more bytes than the
-    largest loaded tensor once (a rowwise scale, a norm's weight, a bias beside a matrix). Their multicasts
-    would multiply the candidates (three modes each) for no traffic that counts."""
-    loads = [r for r in reuse if r.direction == "load"]
-    largest = max((r.tensor_bytes for r in loads), default=0)
-    return {r.tensor for r in loads if r.tensor_bytes * cores <= largest}
-
-
 MIN_OCCUPANCY = 4  # views use at least a quarter of the cores (TTNN's 16 of 64 for a split decode) unless
 # nothing else fits (then any view: a kernel with one tile runs on one core)
 
@@ -188,6 +179,15 @@ def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
             return None  # more cores than tiles along this axis: partial occupancy covers it
         mapped.append(AxisMapping(axis.axis, axis.extent, axis.block, axis.fixed_block, chosen))
     return tuple(mapped)
+
+
+def minor_loads(reuse: list[AccessReuse], cores: int) -> set[str]:
+    """Tensors whose loads take unicast alone: read whole by every core, one would move no more bytes than the
+    largest loaded tensor once (a rowwise scale, a norm's weight, a bias beside a matrix). Their multicasts
+    would multiply the candidates (three modes each) for no traffic that counts."""
+    loads = [r for r in reuse if r.direction == "load"]
+    largest = max((r.tensor_bytes for r in loads), default=0)
+    return {r.tensor for r in loads if r.tensor_bytes * cores <= largest}
 
 
 def _transfer_options(access: AccessReuse, axes: tuple[AxisMapping, ...], arch: Arch,
