@@ -2,8 +2,9 @@
 
 The decision space of a candidate is small (a few block sizes with a handful of divisors each, a few
 0/1 knobs), so the bound evaluates the whole problem over a grid of assignments at once, with numpy:
-every node of the objective and of the constraints becomes a pair of arrays (lo, hi), one entry per
-grid point. Names on the grid take their exact value at each point (lo == hi); a name left off the
+every node of the objective and of the constraints becomes a pair of arrays (lo, hi) over the grid's
+axes of the names below it (broadcast to the whole grid only where a constraint or the objective is
+read: most nodes depend on one or two names and cost a few entries, not the whole grid). Names on the grid take their exact value at each point (lo == hi); a name left off the
 grid (when the grid would exceed `MAX_POINTS`) ranges over its whole domain, and the node pairs are
 then interval arithmetic (the same rules as `expr.bounds`, sound for every assignment the point
 stands for). A point is dropped when some constraint cannot hold anywhere in its box (the intervals
@@ -21,7 +22,6 @@ Python-integer interval bound (weaker, still sound). CP-SAT refuses such a model
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,7 +76,7 @@ def lower_bound(problem: Problem, max_points: int = MAX_POINTS) -> Bound:
     on_grid = _grid_names(problem, max_points)
     env = _grid(problem, on_grid)
     memo: dict[Expr, tuple] = {}
-    possible = np.ones(env["__size__"], dtype=bool)
+    possible = np.ones(env["__shape__"], dtype=bool)
     culprit = None
     for c in problem.constraints:
         (llo, lhi), (rlo, rhi) = _eval(c.lhs, env, memo), _eval(c.rhs, env, memo)
@@ -139,11 +139,13 @@ def _grid_names(problem: Problem, max_points: int) -> list[str]:
 
 
 def _grid(problem: Problem, on_grid: list[str]) -> dict:
-    """name -> (lo, hi): arrays over the grid's points for the names on it, domain ends for the others."""
+    """name -> (lo, hi): for the names on the grid, arrays along their own axis of the grid (length 1 along
+    the others: a node is computed over the axes of the names below it, broadcast to the whole grid only
+    where constraints and objective meet); domain ends for the others."""
     spaces = [np.asarray(problem.space(n), dtype=np.int64) for n in on_grid]
-    mesh = np.meshgrid(*spaces, indexing="ij") if spaces else []
-    env: dict = {n: (m.ravel(),) * 2 for n, m in zip(on_grid, mesh)}
-    env["__size__"] = math.prod(len(s) for s in spaces)
+    mesh = np.meshgrid(*spaces, indexing="ij", sparse=True) if spaces else []
+    env: dict = {n: (m, m) for n, m in zip(on_grid, mesh)}
+    env["__shape__"] = tuple(len(s) for s in spaces)
     for n in problem.names:
         if n not in env:
             space = problem.space(n)
