@@ -55,7 +55,7 @@ def data_movement(points: dict) -> list[float]:
         arch = load_arch(arch_name)
         for key, bench in microbenchmarks(arch).items():
             r = simulate(bench.program, arch)
-            rate = bench.nbytes / r.kernel_cycles
+            rate = bench.nbytes / r.program_cycles
             ref = float(table[chip][key])
             errors.append(abs(rate / ref - 1))
             print(f"    {arch_name:15s} {key:30s} {ref:9.1f} {rate:9.1f} {_err(rate, ref)}")

@@ -233,6 +233,9 @@ class Arch(_Frozen):
     dtypes: Dtypes = Field(description="Tile storage formats.")
     tiling: Tiling = Field(description="Tile and block-size rules.")
     launch_overhead_cycles: NonNegInt = Field(description="Overhead of launching one program on the device.")
+    kernel_setup_cycles: NonNegInt = Field(description=(
+        "Each core's fixed start-up inside the kernel time, before its first transfer or tile: firmware start, "
+        "circular buffers, the engines' configuration (a device profiler's kernel time includes it)."))
 
     @model_validator(mode="after")
     def _consistent(self) -> Arch:

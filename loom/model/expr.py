@@ -30,6 +30,7 @@ denominator and round as named (`CeilDiv` up, `FloorDiv` down, `Rate` up).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -354,18 +355,23 @@ def rate(amount: Expr | int, throughput: Fraction | float | int, *, label: str |
     """Cycles to move `amount` at `throughput` units per cycle, rounded up.
 
     A float throughput (22.5 B/cycle) becomes `Fraction(x).limit_denominator(1000)` (45/2)."""
-    if isinstance(throughput, float):
-        tp = Fraction(throughput).limit_denominator(1000)
-    else:
-        tp = Fraction(throughput)
-    if tp <= 0:
-        raise ValueError(f"throughput must be positive, got {throughput!r}")
+    num, den = _throughput(throughput)
     amount = as_expr(amount)
-    if tp == 1:
+    if num == den:
         return with_label(amount, label)
     if isinstance(amount, Const):
-        return with_label(Const(_ceil(amount.value * tp.denominator, tp.numerator)), label)
-    return Rate(amount, tp.numerator, tp.denominator, label=label)
+        return with_label(Const(_ceil(amount.value * den, num)), label)
+    return Rate(amount, num, den, label=label)
+
+
+@functools.lru_cache(maxsize=4096)
+def _throughput(throughput: Fraction | float | int) -> tuple[int, int]:
+    """(numerator, denominator) of a positive throughput; a float's with denominator at most 1000. The
+    models of a kernel's candidates ask for the same few rates thousands of times."""
+    tp = Fraction(throughput).limit_denominator(1000) if isinstance(throughput, float) else Fraction(throughput)
+    if tp <= 0:
+        raise ValueError(f"throughput must be positive, got {throughput!r}")
+    return tp.numerator, tp.denominator
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@
     keep (knob k on the tile pipe): k = 1 reads the rows that sibling loops (passes) load alike once,
           as the tile pipe's loads (overlapped with its compute by its own load knob), and the passes
           leave those loads out
+    kernel: T = launch overhead + each core's setup (`kernel_setup_cycles`) + T(root)
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
 throughput):
@@ -123,8 +124,9 @@ class LatencyModel:
     def build(self, heg: HEG) -> Latency:
         self.stored = {p.tensor for node in nodes(heg) if isinstance(node, Pipe) for p in node.stores}
         launch = E.Const(self.arch.launch_overhead_cycles, label="kernel launch")
-        self.result.categories["fixed"].append(launch)
-        self.result.total = E.add(launch, self.latency(heg, E.Const(1)))
+        setup = E.Const(self.arch.kernel_setup_cycles, label="kernel setup on each core")
+        self.result.categories["fixed"] += [launch, setup]
+        self.result.total = E.add(launch, setup, self.latency(heg, E.Const(1)))
         return self.result
 
     # -------------------------------------------------------------- HEG nodes

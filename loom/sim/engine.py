@@ -194,6 +194,7 @@ class Simulator(MovementMixin, ComputeMixin):
         self.seq = 0
         self.nevents = 0
         self.launch = float(arch.launch_overhead_cycles)
+        self.setup = float(arch.kernel_setup_cycles)  # each core's fixed start-up: its programs begin after it
         self.issue = float(arch.noc.transfer_issue_cycles)
         self.tile = (arch.tiling.tile_rows, arch.tiling.tile_cols)
         self.tensors = {t.name: TensorState(t, arch) for t in program.tensors}
@@ -218,9 +219,9 @@ class Simulator(MovementMixin, ComputeMixin):
                     if body:
                         chosen = (program.engine_nocs or {}).get(kind)
                         noc = engine_noc(kind, self.fabric.nocs) if chosen is None or self.fabric.nocs < 2 else chosen
-                        role = Role(core, kind, body, dict(env0), noc, self.launch)
+                        role = Role(core, kind, body, dict(env0), noc, self.launch + self.setup)
                         self.roles.append(role)
-                        self.schedule(self.launch, self._step, role)
+                        self.schedule(self.launch + self.setup, self._step, role)
         self.tracer = TraceRecorder(arch.clock_ghz, list(self.cores)) if trace else None
         self.handlers = {CbReserve: self._cb_reserve, CbPush: self._cb_push, CbWait: self._cb_wait,
                          CbPop: self._cb_pop, SemWait: self._sem_wait, SemSet: self._sem_set,
@@ -432,11 +433,12 @@ class Simulator(MovementMixin, ComputeMixin):
             if r.kind == "compute":
                 active[r.kind] += r.busy
             else:
-                active[r.kind] += (r.end - self.launch) - r.blocked_cycles
+                active[r.kind] += (r.end - self.launch - self.setup) - r.blocked_cycles
         compute_busy = np.array([r.busy for r in self.roles if r.kind == "compute"], dtype=float)
         return RawStats(cycles, self.launch, active, count, dict(self.read_bytes), dict(self.write_bytes),
                         dict(self.read_tiles), dict(self.write_tiles),
-                        np.array(self.fabric.busy[:self.fabric.stream_base]), self.nevents, compute_busy)
+                        np.array(self.fabric.busy[:self.fabric.stream_base]), self.nevents, compute_busy,
+                        self.setup)
 
     def outputs(self) -> dict[str, np.ndarray]:
         """Functional mode: every output and scratch tensor as a float32 array of its shape."""

@@ -3,8 +3,9 @@
 Utilisation per engine kind: for the compute engine the fraction of the kernel time it spends
 in compute ops; for the reader and writer RISCs the fraction of kernel time they are not
 stalled on a CB or a semaphore (issuing transfers or waiting for their own transfers at a
-barrier). Averages over the cores that run that role. The kernel time is the simulated time
-after the launch overhead.
+barrier). Averages over the cores that run that role, as shares of the time the programs run: the
+kernel time (the simulated time after the launch overhead) less each core's setup
+(`kernel_setup_cycles`), when no role runs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class RawStats:
     busy: np.ndarray                   # per link, bank and port (not streams): queued work (cycles)
     events: float
     compute_busy: np.ndarray = field(default_factory=lambda: np.zeros(0))  # per core: its compute role's busy cycles
+    setup: float = 0.0                 # each core's fixed start-up after the launch (arch.kernel_setup_cycles)
 
     def combine(self, other: RawStats, a: float, b: float) -> RawStats:
         """`a * self + b * other` for every counter (counts of roles are kept)."""
@@ -45,7 +47,8 @@ class RawStats:
                         dict(self.roles), mix(self.read_bytes, other.read_bytes),
                         mix(self.write_bytes, other.write_bytes), mix(self.read_tiles, other.read_tiles),
                         mix(self.write_tiles, other.write_tiles), a * self.busy + b * other.busy,
-                        a * self.events + b * other.events, a * self.compute_busy + b * other.compute_busy)
+                        a * self.events + b * other.events, a * self.compute_busy + b * other.compute_busy,
+                        self.setup)
 
 
 @dataclass
@@ -79,6 +82,8 @@ class SimResult:
     events: float = 0
     wall_seconds: float = 0.0
     trace: TraceRecorder | None = field(default=None, repr=False)
+    setup_cycles: float = 0.0
+    """Each core's fixed start-up inside the kernel time (`kernel_setup_cycles`): no role runs before it."""
 
     @property
     def compute_balance(self) -> float:
@@ -88,8 +93,15 @@ class SimResult:
 
     @property
     def kernel_cycles(self) -> float:
-        """Cycles after the launch overhead."""
+        """Cycles after the launch overhead (each core's setup included, as the device profiler's kernel
+        time includes it)."""
         return self.cycles - self.launch_cycles
+
+    @property
+    def program_cycles(self) -> float:
+        """Cycles from the cores' first instruction to the last role's end: what a timer inside the
+        kernel measures (the kernel time without the setup)."""
+        return self.kernel_cycles - self.setup_cycles
 
     @property
     def us(self) -> float:
@@ -138,7 +150,7 @@ class SimResult:
 
 def build_result(raw: RawStats, meta: dict[str, Any], fabric: Any) -> SimResult:
     """A `SimResult` from raw counters; `fabric` names resources."""
-    kernel = max(raw.cycles - raw.launch, 1e-9)
+    kernel = max(raw.cycles - raw.launch - raw.setup, 1e-9)  # the time the programs run: the setup is no one's
     util = {k: (raw.active.get(k, 0.0) / (raw.roles[k] * kernel)) for k in ENGINES if raw.roles.get(k)}
     links = raw.busy[:fabric.bank_base]
     banks = raw.busy[fabric.bank_base:fabric.egress_base]
@@ -154,7 +166,7 @@ def build_result(raw: RawStats, meta: dict[str, Any], fabric: Any) -> SimResult:
         busiest_bank=f"{bi} at {tuple(fabric.arch.dram.bank_positions[bi])}",
         busiest_bank_utilisation=float(banks[bi] / kernel) if len(banks) else 0.0,
         l1_bytes_per_core=meta["l1"], flops=meta.get("flops"), events=raw.events,
-        compute_busy_range=_busy_range(raw.compute_busy))
+        compute_busy_range=_busy_range(raw.compute_busy), setup_cycles=raw.setup)
 
 
 def _busy_range(per_core: np.ndarray) -> tuple[float, float]:

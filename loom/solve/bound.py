@@ -4,13 +4,14 @@ The decision space of a candidate is small (a few block sizes with a handful of 
 0/1 knobs), so the bound evaluates the whole problem over a grid of assignments at once, with numpy:
 every node of the objective and of the constraints becomes a pair of arrays (lo, hi) over the grid's
 axes of the names below it (broadcast to the whole grid only where a constraint or the objective is
-read: most nodes depend on one or two names and cost a few entries, not the whole grid). Names on the grid take their exact value at each point (lo == hi); a name left off the
-grid (when the grid would exceed `MAX_POINTS`) ranges over its whole domain, and the node pairs are
-then interval arithmetic (the same rules as `expr.bounds`, sound for every assignment the point
-stands for). A point is dropped when some constraint cannot hold anywhere in its box (the intervals
-of its two sides do not meet); the bound is the least `lo` of the objective over the points left.
-Every feasible assignment lies in the box of a point that is kept and its objective is at least
-that point's `lo`, so the bound is at most the optimum. When every name is on the grid the boxes are
+read: most nodes depend on one or two names and cost a few entries, not the whole grid). Names on
+the grid take their exact value at each point (lo == hi); a name left off the grid (when the grid
+would exceed `MAX_POINTS`) ranges over its whole domain, and the node pairs are then interval
+arithmetic (the same rules as `expr.bounds`, sound for every assignment the point stands for). A
+point is dropped when some constraint cannot hold anywhere in its box (the intervals of its two
+sides do not meet); the bound is the least `lo` of the objective over the points left. Every
+feasible assignment lies in the box of a point that is kept and its objective is at least that
+point's `lo`, so the bound is at most the optimum. When every name is on the grid the boxes are
 single assignments and the bound *is* the optimum.
 
 Exactness of the integer arithmetic: before the arrays are built, the same interval rules run once

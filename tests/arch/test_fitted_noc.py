@@ -62,5 +62,5 @@ def test_a_few_report_points_still_simulate_to_their_stored_latency_free_cycles(
     for p in REPORT[chip][field]["data"][::12]:
         arch = fit_noc.zero_latency(p["arch"])
         tiles = p["bytes"] // arch.dtypes.tile_bytes["bfloat16"]
-        cycles = simulate(packets_program(arch, field == FIELDS[0], tiles, p["count"]), arch).kernel_cycles
+        cycles = simulate(packets_program(arch, field == FIELDS[0], tiles, p["count"]), arch).program_cycles
         assert cycles == pytest.approx(p["base"], rel=1e-9), p["id"]

@@ -49,8 +49,8 @@ def test_one_dram_read_is_latency_plus_bytes_over_bandwidth(wh) -> None:
     nbytes = wh.dtypes.tile_bytes[BF16]
     bank_rate = wh.dram.bandwidth_bytes_per_cycle / wh.dram.banks * wh.dram.efficiency
     bottleneck = min(bank_rate, wh.rates.dram_read, wh.rates.gather_all, float(wh.noc.link_bytes_per_cycle))
-    expected = wh.launch_overhead_cycles + max(nbytes / bottleneck, wh.noc.transfer_issue_cycles) \
-        + wh.dram.read_latency_cycles
+    expected = wh.launch_overhead_cycles + wh.kernel_setup_cycles \
+        + max(nbytes / bottleneck, wh.noc.transfer_issue_cycles) + wh.dram.read_latency_cycles
     assert r.cycles == pytest.approx(expected, rel=1e-9)
     assert r.dram_read_bytes_by_tensor == {"A": nbytes} and r.dram_read_tiles_by_tensor == {"A": 1}
 
@@ -63,9 +63,9 @@ def _writes(arch, pairs: list[tuple[tuple, tuple]], tiles: int = 64) -> Program:
 
 def test_two_transfers_sharing_a_link_take_twice_as_long(wh) -> None:
     fast = with_rates(wh, core_to_core=1e6, gather_all=1e6, scatter_all=1e6)  # links become the bottleneck
-    alone = simulate(_writes(fast, [((0, 0), (3, 0))]), fast).kernel_cycles
-    shared = simulate(_writes(fast, [((0, 0), (3, 0)), ((1, 0), (2, 0))]), fast).kernel_cycles
-    apart = simulate(_writes(fast, [((0, 0), (3, 0)), ((0, 1), (3, 1))]), fast).kernel_cycles
+    alone = simulate(_writes(fast, [((0, 0), (3, 0))]), fast).program_cycles
+    shared = simulate(_writes(fast, [((0, 0), (3, 0)), ((1, 0), (2, 0))]), fast).program_cycles
+    apart = simulate(_writes(fast, [((0, 0), (3, 0)), ((0, 1), (3, 1))]), fast).program_cycles
     flits = math.ceil(64 * 2048 / wh.noc.link_bytes_per_cycle)
     assert alone == pytest.approx(flits, rel=0.05)
     assert shared / alone == pytest.approx(2.0, rel=0.05)
@@ -81,14 +81,14 @@ def _mcast(arch, hi: tuple, repeats: int = 8) -> Program:
 def test_multicast_to_seven_cores_is_one_injection(wh) -> None:
     to_one = simulate(_mcast(wh, (1, 0)), wh)
     to_seven = simulate(_mcast(wh, (7, 0)), wh)
-    assert to_seven.kernel_cycles == pytest.approx(to_one.kernel_cycles, rel=0.02)
+    assert to_seven.program_cycles == pytest.approx(to_one.program_cycles, rel=0.02)
     sent = 8 * 64 * 2048
-    assert to_seven.kernel_cycles == pytest.approx(sent / wh.rates.multicast_linked, rel=0.02)
+    assert to_seven.program_cycles == pytest.approx(sent / wh.rates.multicast_linked, rel=0.02)
     # Seven unicasts of the same data cost seven injections.
     unicasts = CoreGroup(cores=((0, 0),), cbs=(CB("buf", BF16, 64, 1, 1),),
                          writer=(Loop("i", 8, tuple(Write((x, 0), "buf") for x in range(1, 8))), Barrier()))
     seven = simulate(Program(wh.name, (), (unicasts, *_idle(wh, {(0, 0)})), "u"), wh)
-    assert seven.kernel_cycles == pytest.approx(7 * sent / wh.rates.scatter_all, rel=0.05)
+    assert seven.program_cycles == pytest.approx(7 * sent / wh.rates.scatter_all, rel=0.05)
 
 
 def test_back_pressure_paces_the_producer_by_the_consumer(wh) -> None:
@@ -104,8 +104,8 @@ def test_back_pressure_paces_the_producer_by_the_consumer(wh) -> None:
     r = simulate(Program(wh.name, (), (g,), "bp"), wh)
     # the math thread paces it: each call's set-up and tile product; the packer drains the last result
     per = wh.matrix_engine.cycles_per_tile["HiFi4"] + wh.matrix_engine.fixed_latency_cycles
-    assert r.kernel_cycles == pytest.approx(n * per + wh.pack.cycles_per_tile["float32"])
-    assert r.utilisation["compute"] == pytest.approx(n * per / r.kernel_cycles)  # busy but for the drain
+    assert r.program_cycles == pytest.approx(n * per + wh.pack.cycles_per_tile["float32"])
+    assert r.utilisation["compute"] == pytest.approx(n * per / r.program_cycles)  # busy but for the drain
 
 
 @pytest.mark.parametrize("fidelity", ["LoFi", "HiFi2", "HiFi4"])
@@ -118,7 +118,7 @@ def test_matmul_cycles_follow_fidelity_and_thin_rows(wh, fidelity: str) -> None:
                                                  Buffer("c", "float32", 2, 4)),
                       compute=(Fill(Ref("c")), Matmul(Ref("a"), Ref("b"), Ref("c"), True, fidelity,
                                                       subblock=(2, 2), rows_valid=rows_valid)))
-        return simulate(Program(wh.name, (), (g,), "mm"), wh).kernel_cycles
+        return simulate(Program(wh.name, (), (g,), "mm"), wh).program_cycles
     me = wh.matrix_engine
     # math runs the fill (8 tiles), then the matmul's set-up per subblock and 3 steps of 2 x 4 tile
     # products (its unpacking hides under the fill); the packer then drains the 8 fp32 output tiles
@@ -163,7 +163,7 @@ def test_two_dram_readers_sharing_a_link_take_twice_as_long(wh) -> None:
                   for core, bank in readers]
         prog = Program(fast.name, (Tensor("A", (64 * 32, banks * 32), BF16),),
                        (*groups, *_idle(fast, {c for c, _ in readers})), "readers")
-        return simulate(prog, fast).kernel_cycles - fast.dram.read_latency_cycles
+        return simulate(prog, fast).program_cycles - fast.dram.read_latency_cycles
 
     alone = run([((2, 0), 1)])
     both = run([((2, 0), 1), ((2, 1), 4)])
