@@ -14,15 +14,17 @@ feasible assignment lies in the box of a point that is kept and its objective is
 point's `lo`, so the bound is at most the optimum. When every name is on the grid the boxes are
 single assignments and the bound *is* the optimum.
 
-Exactness of the integer arithmetic: before the arrays are built, the same interval rules run once
-over the whole domains with Python integers; if any node (or a partial product of a Mul, or a
-Rate's scaled amount) can reach 2^62 the arrays could wrap, so the bound falls back to that
-Python-integer interval bound (weaker, still sound). CP-SAT refuses such a model anyway.
+Exactness of the integer arithmetic: beside its arrays each node gets a bound on its magnitude, in
+Python integers, from its operands' (a sum's is the sum of theirs, a product's the product, a
+quotient's its numerator's); it is checked before the arrays are computed. If any node (or a partial
+product of a Mul, or a Rate's scaled amount) could reach 2^62 the arrays could wrap, so the bound
+falls back to the Python-integer interval bound of the objective (weaker, still sound). CP-SAT
+refuses such a model anyway. A denominator that can be zero or negative gives no bound (the solver
+reports it).
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,62 +69,38 @@ def lower_bound(problem: Problem, max_points: int = MAX_POINTS) -> Bound:
     """A lower bound on `problem`'s optimum; see the module docstring."""
     if any(not d for d in problem.domains.values()):
         return Bound(None, True, True, next(f"domain of {n} is empty" for n, d in problem.domains.items() if not d))
-    var_bounds = {n: (d[0], d[-1]) for n, d in problem.domains.items()}
-    exprs = [problem.objective] + [e for c in problem.constraints for e in (c.lhs, c.rhs)]
-    try:
-        if not _fits(exprs, var_bounds):
-            return Bound(bounds(problem.objective, var_bounds)[0], False)
-    except (ValueError, KeyError):  # a denominator that can reach 0: the solver reports it
-        return Bound(None, False)
     on_grid = _grid_names(problem, max_points)
-    env = _grid(problem, on_grid)
-    memo: dict[Expr, tuple] = {}
-    possible = np.ones(env["__shape__"], dtype=bool)
+    evaluate = _Evaluator(_grid(problem, on_grid))
+    possible = np.ones(evaluate.env["__shape__"], dtype=bool)
     culprit = None
-    for c in problem.constraints:
-        (llo, lhi), (rlo, rhi) = _eval(c.lhs, env, memo), _eval(c.rhs, env, memo)
-        holds = llo <= rhi if c.kind == "<=" else (llo <= rhi) & (rlo <= lhi)
-        holds = np.broadcast_to(holds, possible.shape)
-        if culprit is None and not holds.any():
-            culprit = c.name
-        possible &= holds
+    try:
+        for c in problem.constraints:
+            (llo, lhi), (rlo, rhi) = evaluate(c.lhs), evaluate(c.rhs)
+            holds = llo <= rhi if c.kind == "<=" else (llo <= rhi) & (rlo <= lhi)
+            holds = np.broadcast_to(holds, possible.shape)
+            if culprit is None and not holds.any():
+                culprit = c.name
+            possible &= holds
+        lo = evaluate(problem.objective)[0]
+    except _Overflow:
+        try:
+            return Bound(bounds(problem.objective, {n: (d[0], d[-1]) for n, d in problem.domains.items()})[0], False)
+        except ValueError:
+            return Bound(None, False)
+    except (_NonPositiveDenominator, KeyError):
+        return Bound(None, False)
     exact = len(on_grid) == len(problem.names)
     if not possible.any():
         return Bound(None, exact, True, culprit)
-    lo = np.broadcast_to(_eval(problem.objective, env, memo)[0], possible.shape)
-    return Bound(int(lo[possible].min()), exact)
+    return Bound(int(np.broadcast_to(lo, possible.shape)[possible].min()), exact)
 
 
-def _fits(exprs: list[Expr], var_bounds: dict[str, tuple[int, int]]) -> bool:
-    """Whether every node's interval (and every intermediate the arrays compute) stays below 2^62, expression
-    by expression; subtrees the expressions share are bounded and checked once."""
-    memo: dict[Expr, tuple[int, int]] = {}
-    for e in exprs:
-        seen = len(memo)
-        bounds(e, var_bounds, memo)  # raises on a denominator that can be non-positive
-        if not all(_node_fits(node, lo, hi, memo) for node, (lo, hi) in itertools.islice(memo.items(), seen, None)):
-            return False
-    return True
+class _Overflow(Exception):
+    """A node, a partial product or a Rate's scaled amount could reach 2^62: int64 arrays could wrap."""
 
 
-def _node_fits(node: Expr, lo: int, hi: int, memo: dict[Expr, tuple[int, int]]) -> bool:
-    if max(abs(lo), abs(hi)) >= _LIMIT:
-        return False
-    if isinstance(node, Mul):  # partial products of the chain
-        plo, phi = 1, 1
-        for f in node.factors:
-            flo, fhi = memo[f]
-            corners = (plo * flo, plo * fhi, phi * flo, phi * fhi)
-            plo, phi = min(corners), max(corners)
-            if max(abs(plo), abs(phi)) >= _LIMIT:
-                return False
-    elif isinstance(node, Rate):
-        alo, ahi = memo[node.amount]
-        if max(abs(alo), abs(ahi)) * node.per_cycle_den >= _LIMIT:
-            return False
-    elif isinstance(node, Add) and sum(max(abs(a), abs(b)) for a, b in (memo[t] for t in node.terms)) >= _LIMIT:
-        return False
-    return True
+class _NonPositiveDenominator(Exception):
+    """A division whose denominator can be zero or negative."""
 
 
 def _grid_names(problem: Problem, max_points: int) -> list[str]:
@@ -169,65 +147,95 @@ def _hull(*corners) -> tuple:
     return lo, hi
 
 
-def _eval(e: Expr, env: dict, memo: dict) -> tuple:
-    """(lo, hi) of `e` at every grid point (arrays, or scalars for parts that do not vary). Where a
-    node's operands are exact (lo is hi: every name below it is on the grid) it is computed once."""
-    got = memo.get(e)
-    if got is not None:
+class _Evaluator:
+    """(lo, hi) of an expression at every grid point (arrays, or scalars for parts that do not vary),
+    memoised per node, with a bound on each node's magnitude checked before its arrays are computed.
+    Where a node's operands are exact (lo is hi: every name below it is on the grid) it is computed once."""
+
+    def __init__(self, env: dict):
+        self.env = env
+        self.memo: dict[Expr, tuple] = {}
+        self.mag: dict[Expr, int] = {}
+
+    def __call__(self, e: Expr) -> tuple:
+        got = self.memo.get(e)
+        if got is None:
+            got = self.memo[e] = self._node(e)
         return got
-    if isinstance(e, Const):
-        v = np.int64(e.value)
-        r = (v, v)
-    elif isinstance(e, (Var, Knob)):
-        r = env[e.name]
-    elif isinstance(e, Add):
-        parts = [_eval(t, env, memo) for t in e.terms]
-        lo = sum(p[0] for p in parts)
-        r = (lo, lo) if _exact(*parts) else (lo, sum(p[1] for p in parts))
-    elif isinstance(e, Mul):
-        one = np.int64(1)
-        r = (one, one)
-        for f in e.factors:
-            fr = _eval(f, env, memo)
-            if _exact(r, fr):
-                v = r[0] * fr[0]
-                r = (v, v)
-            else:
-                r = _hull(r[0] * fr[0], r[0] * fr[1], r[1] * fr[0], r[1] * fr[1])
-    elif isinstance(e, (Max, Min)):
-        parts = [_eval(t, env, memo) for t in e.items]
-        pick = np.maximum if isinstance(e, Max) else np.minimum
-        lo = parts[0][0]
-        for p in parts[1:]:
-            lo = pick(lo, p[0])
-        if _exact(*parts):
-            r = (lo, lo)
-        else:
+
+    def _within(self, e: Expr, magnitude: int) -> None:
+        if magnitude >= _LIMIT:
+            raise _Overflow
+        self.mag[e] = magnitude
+
+    def _node(self, e: Expr) -> tuple:
+        ev, mag = self, self.mag
+        if isinstance(e, Const):
+            self._within(e, abs(e.value))
+            v = np.int64(e.value)
+            return v, v
+        if isinstance(e, (Var, Knob)):
+            r = self.env[e.name]
+            self._within(e, max(int(np.max(np.abs(r[0]))), int(np.max(np.abs(r[1])))))
+            return r
+        if isinstance(e, Add):
+            parts = [ev(t) for t in e.terms]
+            self._within(e, sum(mag[t] for t in e.terms))
+            lo = sum(p[0] for p in parts)
+            return (lo, lo) if _exact(*parts) else (lo, sum(p[1] for p in parts))
+        if isinstance(e, Mul):
+            one = np.int64(1)
+            r, partial = (one, one), 1
+            for f in e.factors:
+                fr = ev(f)
+                partial *= mag[f]
+                self._within(e, partial)  # every partial product of the chain
+                if _exact(r, fr):
+                    v = r[0] * fr[0]
+                    r = (v, v)
+                else:
+                    r = _hull(r[0] * fr[0], r[0] * fr[1], r[1] * fr[0], r[1] * fr[1])
+            self._within(e, partial)
+            return r
+        if isinstance(e, (Max, Min)):
+            parts = [ev(t) for t in e.items]
+            self._within(e, max(mag[t] for t in e.items))
+            pick = np.maximum if isinstance(e, Max) else np.minimum
+            lo = parts[0][0]
+            for p in parts[1:]:
+                lo = pick(lo, p[0])
+            if _exact(*parts):
+                return lo, lo
             hi = parts[0][1]
             for p in parts[1:]:
                 hi = pick(hi, p[1])
-            r = (lo, hi)
-    elif isinstance(e, (CeilDiv, FloorDiv)):
-        a, b = _eval(e.num, env, memo), _eval(e.den, env, memo)
-        div = _ceil if isinstance(e, CeilDiv) else (lambda x, y: x // y)
-        if _exact(a, b):
-            v = div(a[0], b[0])
-            r = (v, v)
-        else:  # monotone in each argument for a positive denominator: the corners bound it
-            r = _hull(div(a[0], b[0]), div(a[0], b[1]), div(a[1], b[0]), div(a[1], b[1]))
-    elif isinstance(e, Select):
-        c, t, f = (_eval(x, env, memo) for x in (e.cond, e.if_true, e.if_false))
-        if _exact(c, t, f):
-            v = np.where(c[0] == 1, t[0], f[0])
-            r = (v, v)
-        else:  # knob fixed at 1 -> the true branch; fixed at 0 -> the false one; free -> either
-            r = (np.where(c[0] == 1, t[0], np.where(c[1] == 0, f[0], np.minimum(t[0], f[0]))),
-                 np.where(c[0] == 1, t[1], np.where(c[1] == 0, f[1], np.maximum(t[1], f[1]))))
-    elif isinstance(e, Rate):
-        a = _eval(e.amount, env, memo)
-        lo = _ceil(a[0] * e.per_cycle_den, e.per_cycle_num)
-        r = (lo, lo) if _exact(a) else (lo, _ceil(a[1] * e.per_cycle_den, e.per_cycle_num))
-    else:
+            return lo, hi
+        if isinstance(e, (CeilDiv, FloorDiv)):
+            a, b = ev(e.num), ev(e.den)
+            if np.min(b[0]) <= 0:
+                raise _NonPositiveDenominator
+            self._within(e, mag[e.num])  # |a / b| <= |a| for b >= 1, rounded either way
+            div = _ceil if isinstance(e, CeilDiv) else (lambda x, y: x // y)
+            if _exact(a, b):
+                v = div(a[0], b[0])
+                return v, v
+            # monotone in each argument for a positive denominator: the corners bound it
+            return _hull(div(a[0], b[0]), div(a[0], b[1]), div(a[1], b[0]), div(a[1], b[1]))
+        if isinstance(e, Select):
+            c, t, f = (ev(x) for x in (e.cond, e.if_true, e.if_false))
+            self._within(e, max(mag[e.if_true], mag[e.if_false]))
+            if _exact(c, t, f):
+                v = np.where(c[0] == 1, t[0], f[0])
+                return v, v
+            # knob fixed at 1 -> the true branch; fixed at 0 -> the false one; free -> either
+            return (np.where(c[0] == 1, t[0], np.where(c[1] == 0, f[0], np.minimum(t[0], f[0]))),
+                    np.where(c[0] == 1, t[1], np.where(c[1] == 0, f[1], np.maximum(t[1], f[1]))))
+        if isinstance(e, Rate):
+            a = ev(e.amount)
+            scaled = mag[e.amount] * e.per_cycle_den  # the amount times the denominator, then divided
+            if scaled >= _LIMIT:
+                raise _Overflow
+            self._within(e, -(-scaled // e.per_cycle_num))
+            lo = _ceil(a[0] * e.per_cycle_den, e.per_cycle_num)
+            return (lo, lo) if _exact(a) else (lo, _ceil(a[1] * e.per_cycle_den, e.per_cycle_num))
         raise TypeError(f"unknown expression node {type(e).__name__}")
-    memo[e] = r
-    return r
