@@ -113,16 +113,20 @@ class Fit:
         shift = np.array(SETUPS, dtype=float)[:, None] / per_us[None, :]  # [s, i], in us
         self.logs = np.abs(np.log((predicted[:, None, :] + shift[None, :, :]) / measured[None, None, :]))
 
+    def picks_at(self, s: int, keep: np.ndarray) -> tuple[dict[str, int], float]:
+        """(format -> its best unpack index, summed |log error|) over the points in `keep` at setup index `s`."""
+        picks, total = {}, 0.0
+        for fmt in sorted(set(self.formats)):
+            losses = self.logs[:, s, keep & (self.formats == fmt)].sum(axis=1)
+            picks[fmt] = int(np.argmin(losses))
+            total += float(losses[picks[fmt]])
+        return picks, total
+
     def choose(self, keep: np.ndarray) -> tuple[int, dict[str, int], float]:
         """(setup index, format -> unpack index, summed |log error|) best over the points in `keep`."""
         best = None
         for s in range(len(SETUPS)):
-            picks, total = {}, 0.0
-            for fmt in sorted(set(self.formats)):
-                mine = keep & (self.formats == fmt)
-                losses = self.logs[:, s, mine].sum(axis=1)
-                picks[fmt] = int(np.argmin(losses))
-                total += float(losses[picks[fmt]])
+            picks, total = self.picks_at(s, keep)
             if best is None or total < best[2]:
                 best = (s, picks, total)
         return best
@@ -178,14 +182,12 @@ def fit_chip(chip: str, jobs: int, candidates: tuple[int, ...] = CANDIDATES) -> 
 
 def _best_at(fit: Fit, s: int, keep: np.ndarray) -> float:
     """Mean |log error| at setup index `s`, each format at its best unpack value there."""
-    total = sum(float(fit.logs[:, s, keep & (fit.formats == f)].sum(axis=1).min()) for f in set(fit.formats))
-    return total / int(keep.sum())
+    return fit.picks_at(s, keep)[1] / int(keep.sum())
 
 
 def _without_setup(fit: Fit, keep: np.ndarray) -> np.ndarray:
     """|log error| of every point with no setup, each format at its best unpack value then."""
-    picks = {f: int(np.argmin(fit.logs[:, 0, keep & (fit.formats == f)].sum(axis=1))) for f in set(fit.formats)}
-    return fit.errors(0, picks, keep)
+    return fit.errors(0, fit.picks_at(0, keep)[0], keep)
 
 
 def main() -> None:
