@@ -217,7 +217,7 @@ def _compile_lowered(lowering: Lowering, target: Arch, seconds: dict[str, float]
     """Stages 4-6 of `compile` on one grid (`target`, a virtual grid when `placed_on` is the real one)."""
     from loom.mapping.candidates import enumerate_candidates
     from loom.mapping.reduction import split_note
-    from loom.model.constraints import build_model
+    from loom.model.models import CandidateModels
     from loom.passes.l1_footprint import l1_footprint
     from loom.solve import select
     from loom.solve.materialize import materialize
@@ -235,17 +235,22 @@ def _compile_lowered(lowering: Lowering, target: Arch, seconds: dict[str, float]
     if not candidates.candidates:
         raise _no_candidate_error(candidates, target)
     footprint = l1_footprint(concrete, (target.tiling.tile_rows, target.tiling.tile_cols))
-    models = timed("model (stage 5)", lambda: [build_model(concrete, c, target, footprint)
-                                               for c in candidates.candidates])  # HEG, T(x, b), constraints
+    models = CandidateModels(concrete, candidates.candidates, target, footprint)  # HEG, T(x, b), constraints
     kernel_name = getattr(getattr(kernel, "fn", None), "__name__", "kernel")
     options = dict(jobs=default_jobs() if jobs is None else jobs, time_limit_s=time_limit_s, seed=seed,
                    total_time_limit_s=total_time_limit_s)
     decide, source = _decision(models, concrete, target, footprint, kernel_name, schedule, block_sizes, options,
                                top_k, exhaustive)
     ranked, rejected, counts = timed("solve (stage 6)", decide)  # CP-SAT problems in bound order, ranked
-    if counts is not None and counts.bound_seconds:  # the bounds' share of stage 6, shown on its own
-        solving = seconds.pop("solve (stage 6)") - counts.bound_seconds
-        seconds.update({"bound (stage 6)": counts.bound_seconds, "solve (stage 6)": solving})
+    # stage 5 runs on demand (`loom.model.models`): the models built here, and those built with the bounds
+    # (in the bound workers, when there are many candidates) count with the bounds
+    deciding = seconds.pop("solve (stage 6)")
+    bounding = counts.bound_seconds if counts is not None else 0.0
+    built = models.seconds - (counts.models_built_bounding if counts is not None else 0.0)  # not while bounding
+    seconds["model (stage 5)"] = built
+    if bounding:
+        seconds["model + bound (stages 5-6)"] = bounding
+    seconds["solve (stage 6)"] = deciding - bounding - built
     if not ranked:
         raise select.no_schedule_error(models, rejected, target, time_limit_s=time_limit_s,
                                        total_time_limit_s=total_time_limit_s, block_sizes=block_sizes)

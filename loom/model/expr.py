@@ -14,7 +14,9 @@ Two ways to build a tree:
   `select`, `rate`) and the operators `+ - * //` simplify lightly and
   deterministically: constants fold, unlabelled nested Add/Mul/Max/Min
   flatten into their parent, `+0` and `*1` vanish, a one-item Add/Mul/Max/Min
-  is its item, duplicate Max/Min items are dropped (first occurrence kept).
+  is its item, duplicate Max/Min items are dropped (first occurrence kept);
+  inside `sharing(table)` they return the node they built before for the same
+  operands and label (`loom.model.sharing`).
 
 Every node may carry a `label` ("DRAM load of x"). Labels are annotations,
 not semantics: they take no part in `==` or `hash` (so identical subtrees
@@ -35,10 +37,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from loom.model.sharing import LEAVES, shared, sharing
+
 __all__ = [
     "Add", "CeilDiv", "Const", "Expr", "FloorDiv", "Knob", "Max", "Min", "Mul", "Rate", "Select", "Var",
-    "add", "as_expr", "bounds", "breakdown", "ceil_div", "children", "describe", "evaluate", "floor_div",
-    "free_names", "maximum", "minimum", "mul", "pretty", "rate", "select", "terms", "walk", "with_label",
+    "add", "as_expr", "breakdown", "ceil_div", "children", "describe", "evaluate", "floor_div",
+    "free_names", "maximum", "minimum", "mul", "pretty", "rate", "select", "sharing", "terms", "walk", "with_label",
 ]
 
 
@@ -157,6 +161,9 @@ class Knob(Expr):
     """A 0/1 decision (a pipeline overlap knob)."""
 
     name: str
+
+
+LEAVES.update({Const: "value", Var: "name", Knob: "name"})  # keyed by value in a `sharing` table
 
 
 class _Nary(Expr):
@@ -278,6 +285,7 @@ def _flatten(cls: type, xs: tuple) -> list[Expr]:
     return out
 
 
+@shared
 def add(*xs: Expr | int, label: str | None = None) -> Expr:
     """Sum; constants fold into one trailing constant, zeros vanish."""
     items = _flatten(Add, xs)
@@ -288,6 +296,7 @@ def add(*xs: Expr | int, label: str | None = None) -> Expr:
     return with_label(rest[0] if len(rest) == 1 else Add(tuple(rest)), label)
 
 
+@shared
 def mul(*xs: Expr | int, label: str | None = None) -> Expr:
     """Product; constants fold into one leading constant, ones vanish, a zero factor gives 0."""
     items = _flatten(Mul, xs)
@@ -314,10 +323,12 @@ def _extremum(cls: type, pick, xs: tuple, label: str | None) -> Expr:
     return with_label(rest[0] if len(rest) == 1 else cls(tuple(rest)), label)
 
 
+@shared
 def maximum(*xs: Expr | int, label: str | None = None) -> Expr:
     return _extremum(Max, max, xs, label)
 
 
+@shared
 def minimum(*xs: Expr | int, label: str | None = None) -> Expr:
     return _extremum(Min, min, xs, label)
 
@@ -330,20 +341,23 @@ def _div(cls: type, a: Expr | int, b: Expr | int, label: str | None) -> Expr:
         if den.value == 1:
             return with_label(num, label)
         if isinstance(num, Const):
-            return with_label(Const(_apply_div(cls, num.value, den.value)), label)
+            return with_label(Const(apply_div(cls, num.value, den.value)), label)
     elif num == Const(0):
         return with_label(num, label)
     return with_label(cls(num, den), label)
 
 
+@shared
 def ceil_div(a: Expr | int, b: Expr | int, *, label: str | None = None) -> Expr:
     return _div(CeilDiv, a, b, label)
 
 
+@shared
 def floor_div(a: Expr | int, b: Expr | int, *, label: str | None = None) -> Expr:
     return _div(FloorDiv, a, b, label)
 
 
+@shared
 def select(knob: Knob | str, if_true: Expr | int, if_false: Expr | int, *, label: str | None = None) -> Expr:
     t, f = as_expr(if_true), as_expr(if_false)
     if t == f:
@@ -351,6 +365,7 @@ def select(knob: Knob | str, if_true: Expr | int, if_false: Expr | int, *, label
     return Select(Knob(knob) if isinstance(knob, str) else knob, t, f, label=label)
 
 
+@shared
 def rate(amount: Expr | int, throughput: Fraction | float | int, *, label: str | None = None) -> Expr:
     """Cycles to move `amount` at `throughput` units per cycle, rounded up.
 
@@ -360,7 +375,7 @@ def rate(amount: Expr | int, throughput: Fraction | float | int, *, label: str |
     if num == den:
         return with_label(amount, label)
     if isinstance(amount, Const):
-        return with_label(Const(_ceil(amount.value * den, num)), label)
+        return with_label(Const(ceil_int(amount.value * den, num)), label)
     return Rate(amount, num, den, label=label)
 
 
@@ -429,12 +444,12 @@ def breakdown(e: Expr, env: Mapping[str, int]) -> list[tuple[str, int]]:
 # Exact evaluation and interval bounds
 
 
-def _ceil(a: int, b: int) -> int:
+def ceil_int(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-def _apply_div(cls: type, a: int, b: int) -> int:
-    return _ceil(a, b) if cls is CeilDiv else a // b
+def apply_div(cls: type, a: int, b: int) -> int:
+    return ceil_int(a, b) if cls is CeilDiv else a // b
 
 
 def evaluate(e: Expr, env: Mapping[str, int]) -> int:
@@ -467,73 +482,17 @@ def evaluate(e: Expr, env: Mapping[str, int]) -> int:
             a, b = ev(n.num), ev(n.den)
             if b <= 0:
                 raise ZeroDivisionError(f"denominator of {pretty(n)} is {b}, must be positive")
-            v = _apply_div(type(n), a, b)
+            v = apply_div(type(n), a, b)
         elif isinstance(n, Select):
             v = ev(n.if_true) if ev(n.cond) else ev(n.if_false)
         elif isinstance(n, Rate):
-            v = _ceil(ev(n.amount) * n.per_cycle_den, n.per_cycle_num)
+            v = ceil_int(ev(n.amount) * n.per_cycle_den, n.per_cycle_num)
         else:
             raise TypeError(f"unknown expression node {type(n).__name__}")
         memo[id(n)] = v
         return v
 
     return ev(e)
-
-
-def bounds(
-    e: Expr, var_bounds: Mapping[str, tuple[int, int]], memo: dict[Expr, tuple[int, int]] | None = None
-) -> tuple[int, int]:
-    """Sound (lo, hi) of `e` by interval arithmetic, given (lo, hi) of each Var; knobs are in [0, 1].
-
-    Not always tight (correlated operands are treated as independent) but never wrong.
-    A denominator whose interval reaches 0 or below is a ValueError. `memo` may be shared
-    between calls over the same `var_bounds`."""
-    memo = {} if memo is None else memo
-
-    def b(n: Expr) -> tuple[int, int]:
-        got = memo.get(n)
-        if got is not None:
-            return got
-        if isinstance(n, Const):
-            r = (n.value, n.value)
-        elif isinstance(n, Var):
-            if n.name not in var_bounds:
-                raise KeyError(f"no domain for variable '{n.name}'")
-            r = var_bounds[n.name]
-        elif isinstance(n, Knob):
-            r = (0, 1)
-        elif isinstance(n, Add):
-            parts = [b(t) for t in n.terms]
-            r = (sum(p[0] for p in parts), sum(p[1] for p in parts))
-        elif isinstance(n, Mul):
-            r = (1, 1)
-            for f in n.factors:
-                lo, hi = b(f)
-                corners = (r[0] * lo, r[0] * hi, r[1] * lo, r[1] * hi)
-                r = (min(corners), max(corners))
-        elif isinstance(n, (Max, Min)):
-            parts = [b(t) for t in n.items]
-            pick = max if isinstance(n, Max) else min
-            r = (pick(p[0] for p in parts), pick(p[1] for p in parts))
-        elif isinstance(n, (CeilDiv, FloorDiv)):
-            (alo, ahi), (blo, bhi) = b(n.num), b(n.den)
-            if blo <= 0:
-                raise ValueError(f"denominator of {pretty(n)} can be {blo}; it must be positive")
-            # Monotone in each argument for a positive denominator: the corners bound it.
-            corners = [_apply_div(type(n), a, d) for a in (alo, ahi) for d in (blo, bhi)]
-            r = (min(corners), max(corners))
-        elif isinstance(n, Select):
-            (tlo, thi), (flo, fhi) = b(n.if_true), b(n.if_false)
-            r = (min(tlo, flo), max(thi, fhi))
-        elif isinstance(n, Rate):
-            lo, hi = b(n.amount)
-            r = (_ceil(lo * n.per_cycle_den, n.per_cycle_num), _ceil(hi * n.per_cycle_den, n.per_cycle_num))
-        else:
-            raise TypeError(f"unknown expression node {type(n).__name__}")
-        memo[n] = r
-        return r
-
-    return b(e)
 
 
 # ---------------------------------------------------------------------------

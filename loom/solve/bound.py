@@ -7,7 +7,7 @@ axes of the names below it (broadcast to the whole grid only where a constraint 
 read: most nodes depend on one or two names and cost a few entries, not the whole grid). Names on
 the grid take their exact value at each point (lo == hi); a name left off the grid (when the grid
 would exceed `MAX_POINTS`) ranges over its whole domain, and the node pairs are then interval
-arithmetic (the same rules as `expr.bounds`, sound for every assignment the point stands for). A
+arithmetic (the same rules as `intervals.bounds`, sound for every assignment the point stands for). A
 point is dropped when some constraint cannot hold anywhere in its box (the intervals of its two
 sides do not meet); the bound is the least `lo` of the objective over the points left. Every
 feasible assignment lies in the box of a point that is kept and its objective is at least that
@@ -25,6 +25,7 @@ reports it).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,11 +43,11 @@ from loom.model.expr import (
     Rate,
     Select,
     Var,
-    bounds,
 )
+from loom.model.intervals import bounds
 from loom.model.problem import Problem
 
-__all__ = ["Bound", "MAX_POINTS", "lower_bound"]
+__all__ = ["Bound", "Grids", "MAX_POINTS", "lower_bound"]
 
 MAX_POINTS = 1 << 15  # grid points per problem: about two milliseconds of numpy per candidate
 _LIMIT = 2**62
@@ -65,12 +66,30 @@ class Bound:
     culprit: str | None = None
 
 
-def lower_bound(problem: Problem, max_points: int = MAX_POINTS) -> Bound:
-    """A lower bound on `problem`'s optimum; see the module docstring."""
+class Grids:
+    """The evaluators of the last few grids, for bounding many problems: a kernel's candidates mostly share
+    their names and domains (so their grids) and many of their nodes, and a node is memoised by its
+    structure, so one the problems share is evaluated once on a grid they share."""
+
+    def __init__(self, keep: int = 8):
+        self.keep, self._evaluators = keep, OrderedDict()
+
+    def evaluator(self, problem: Problem, on_grid: list[str]) -> _Evaluator:
+        key = (tuple(on_grid), tuple((n, tuple(problem.space(n))) for n in problem.names))
+        evaluator = self._evaluators.pop(key, None) or _Evaluator(_grid(problem, on_grid))
+        self._evaluators[key] = evaluator  # the most recent last
+        while len(self._evaluators) > self.keep:
+            self._evaluators.popitem(last=False)
+        return evaluator
+
+
+def lower_bound(problem: Problem, max_points: int = MAX_POINTS, grids: Grids | None = None) -> Bound:
+    """A lower bound on `problem`'s optimum; see the module docstring. `grids` shares node values with the
+    problems bounded before on the same grid."""
     if any(not d for d in problem.domains.values()):
         return Bound(None, True, True, next(f"domain of {n} is empty" for n, d in problem.domains.items() if not d))
     on_grid = _grid_names(problem, max_points)
-    evaluate = _Evaluator(_grid(problem, on_grid))
+    evaluate = (grids or Grids()).evaluator(problem, on_grid)
     possible = np.ones(evaluate.env["__shape__"], dtype=bool)
     culprit = None
     try:

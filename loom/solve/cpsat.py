@@ -7,7 +7,7 @@ sorted domain per block size and a list of 0/1 pipeline knobs, all written as
 
 - Var -> integer variable over `Domain.FromValues(domain)`; Knob -> boolean.
 - every other node -> one auxiliary integer variable whose bounds come from
-  interval arithmetic over the domains (`expr.bounds`); identical subtrees
+  interval arithmetic over the domains (`intervals.bounds`); identical subtrees
   (structural equality, labels ignored) share one variable.
 - Add -> linear equality; Mul -> a chain of binary `AddMultiplicationEquality`
   times the constant factor; Max/Min -> `AddMaxEquality`/`AddMinEquality`;
@@ -82,11 +82,11 @@ from loom.model.expr import (
     Rate,
     Select,
     Var,
-    bounds,
     evaluate,
     free_names,
     pretty,
 )
+from loom.model.intervals import bounds
 from loom.model.problem import Constraint, Problem, SolverError
 
 __all__ = [

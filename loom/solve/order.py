@@ -18,18 +18,21 @@ Parallelism. Candidates are solved in waves: the next ones in bound order that t
 needs (k minus those ranked, at least one). With `jobs` > 1 a wave of at least `POOL_MIN` is solved
 by a process pool (made once); smaller ones are not worth starting it. A wave's results are taken
 in bound order, whatever finished first, and each solve is the same as with one job, so neither the
-top-k nor the counts depend on `jobs`.
+top-k nor the counts depend on `jobs`. The bounds themselves are computed in forked workers
+(`lower_bounds`) when there are many candidates: each worker builds and bounds its share of the
+models, and this process builds only those it solves.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from loom.model.constraints import CandidateModel
 from loom.model.problem import Constraint, Problem
-from loom.solve.bound import Bound, lower_bound
+from loom.solve.bound import Bound, Grids, lower_bound
 from loom.solve.cpsat import Solution, SolverError, solve
 from loom.solve.select import Ranked, Rejected, ranked_or_rejected
 
@@ -46,7 +49,8 @@ class SolveCounts:
     infeasible: int = 0
     not_solved: int = 0
     exact_bounds: int = 0  # candidates whose bound is their optimum
-    bound_seconds: float = 0.0
+    bound_seconds: float = 0.0  # bounding every candidate, the models built for it included
+    models_built_bounding: float = 0.0  # of which building models in this process (none with bound workers)
     exhaustive: bool = False
     bounds: dict[str, Bound] = field(default_factory=dict, repr=False)
 
@@ -94,42 +98,81 @@ class _Runner:
             self.pool.shutdown()
 
 
-def solve_in_bound_order(models: list[CandidateModel], *, top_k: int, jobs: int, time_limit_s: float,
+def _names(models: Sequence[CandidateModel]) -> list[str]:
+    """The candidates' names, without building a model that is not built yet."""
+    names = getattr(models, "names", None)
+    return list(names) if names is not None else [m.candidate.name for m in models]
+
+
+_BOUNDING: Sequence[CandidateModel] | None = None  # what the forked bound workers read (`lower_bounds`)
+_GRIDS: Grids | None = None
+BOUND_POOL_MIN = 32  # fewer candidates are bounded here: a pool costs about 100 ms to start
+
+
+def _bound_in_worker(i: int) -> Bound | None:
+    """Candidate i's bound, built and bounded in a worker; None if that raised (this process then
+    builds it again and raises the error itself: an exception need not survive pickling)."""
+    try:
+        return lower_bound(_BOUNDING[i].problem, grids=_GRIDS)  # type: ignore[index]
+    except Exception:  # noqa: BLE001 - re-raised by the parent, which builds the same model
+        return None
+
+
+def lower_bounds(models: Sequence[CandidateModel], jobs: int) -> list[Bound]:
+    """Every candidate's lower bound, in order. With `jobs` > 1, at least `BOUND_POOL_MIN` candidates and
+    `fork` available, forked processes build and bound the models (they inherit `models`; only the bounds
+    come back), so this process builds only the models it goes on to solve."""
+    global _BOUNDING, _GRIDS
+    if jobs <= 1 or len(models) < BOUND_POOL_MIN or "fork" not in multiprocessing.get_all_start_methods():
+        grids = Grids()
+        return [lower_bound(m.problem, grids=grids) for m in models]
+    _BOUNDING, _GRIDS = models, Grids()  # each worker fills its own copy of the grids
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            got = list(pool.map(_bound_in_worker, range(len(models)), chunksize=max(1, len(models) // (4 * jobs))))
+    finally:
+        _BOUNDING = _GRIDS = None
+    return [b if b is not None else lower_bound(models[i].problem) for i, b in enumerate(got)]
+
+
+def solve_in_bound_order(models: Sequence[CandidateModel], *, top_k: int, jobs: int, time_limit_s: float,
                          seed: int) -> tuple[list[Ranked], list[Rejected], SolveCounts]:
-    """The top-k of `models` (at least), solving as few as the bounds allow; see the module docstring."""
+    """The top-k of `models` (at least), solving as few as the bounds allow; see the module docstring.
+    A model is read only to be solved (`loom.model.models` builds the others in the bound workers)."""
     import time
 
     counts = SolveCounts()
     start = time.perf_counter()
-    bounds = {m.candidate.name: lower_bound(m.problem) for m in models}
+    names, built = _names(models), getattr(models, "seconds", 0.0)
+    bounds = dict(zip(names, lower_bounds(models, jobs)))
     counts.bound_seconds = time.perf_counter() - start
+    counts.models_built_bounding = getattr(models, "seconds", 0.0) - built
     counts.bounds = bounds
     counts.exact_bounds = sum(b.exact and b.value is not None for b in bounds.values())
     ranked: list[Ranked] = []
     rejected: list[Rejected] = []
     todo = []
-    for m in models:
-        b = bounds[m.candidate.name]
+    for i, name in enumerate(names):
+        b = bounds[name]
         if b.infeasible:  # no assignment satisfies the constraints: proven without the solver
-            rejected.append(Rejected(m.candidate.name, b.culprit or "no assignment satisfies every constraint"))
+            rejected.append(Rejected(name, b.culprit or "no assignment satisfies every constraint"))
         else:  # no bound (the solver will say why) sorts first
-            todo.append(m)
-    todo.sort(key=lambda m: (-1 if bounds[m.candidate.name].value is None else bounds[m.candidate.name].value,
-                             m.candidate.name))
+            todo.append(i)
+    todo.sort(key=lambda i: (-1 if bounds[names[i]].value is None else bounds[names[i]].value, names[i]))
     options = dict(time_limit_s=time_limit_s, seed=seed, explain=True, tie_break=False)
     runner = _Runner(jobs)
     try:
         while todo:
             incumbent = _key(ranked[top_k - 1]) if len(ranked) >= top_k else None
-            b = bounds[todo[0].candidate.name]
-            if incumbent is not None and b.value is not None and (b.value, todo[0].candidate.name) > incumbent:
-                for m in todo:  # sorted by bound: none of the rest can enter the top-k either
-                    rejected.append(Rejected(m.candidate.name, f"pruned by bound: lower bound "
-                                             f"{bounds[m.candidate.name].value:,} >= incumbent {incumbent[0]:,}",
+            b = bounds[names[todo[0]]]
+            if incumbent is not None and b.value is not None and (b.value, names[todo[0]]) > incumbent:
+                for i in todo:  # sorted by bound: none of the rest can enter the top-k either
+                    rejected.append(Rejected(names[i], f"pruned by bound: lower bound "
+                                             f"{bounds[names[i]].value:,} >= incumbent {incumbent[0]:,}",
                                              "pruned"))
                 break
             size = max(1, top_k - len(ranked))  # the wave does not depend on jobs: nor do the counts
-            wave, todo = todo[:size], todo[size:]
+            wave, todo = [models[i] for i in todo[:size]], todo[size:]
             cut = [incumbent is not None and not bounds[m.candidate.name].exact for m in wave]
             problems = [_cutoff(m.problem, incumbent) if c else m.problem for m, c in zip(wave, cut)]
             first = runner.map([(p, {**options, "explain": options["explain"] and not c})

@@ -252,8 +252,8 @@ def replay(models: list[CandidateModel], schedule: Schedule, *, kernel: str | No
     if arch is not None and schedule.arch != arch.name:
         raise schedule.error("arch", f"expected '{arch.name}' (the architecture being compiled for), "
                                      f"found '{schedule.arch}'")
-    by_name = {m.candidate.name: m for m in models}
-    model = by_name.get(schedule.candidate)
+    named = getattr(models, "named", None)  # built on demand (`loom.model.models`): build only the one named
+    model = named(schedule.candidate) if named else {m.candidate.name: m for m in models}.get(schedule.candidate)
     if model is None and build is not None and schedule.source.startswith("baseline"):
         model = build(schedule)
     if model is None:

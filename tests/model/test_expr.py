@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import pytest
 
+from loom.model import expr as E
 from loom.model.expr import (
     Add,
     CeilDiv,
@@ -20,7 +21,6 @@ from loom.model.expr import (
     Select,
     Var,
     add,
-    bounds,
     breakdown,
     ceil_div,
     children,
@@ -37,6 +37,7 @@ from loom.model.expr import (
     terms,
     with_label,
 )
+from loom.model.intervals import bounds
 
 x, y, z = Var("x"), Var("y"), Var("z")
 b = Knob("b")
@@ -201,3 +202,28 @@ def test_pickle_round_trip_keeps_labels_and_hash():
     e = add(with_label(rate(x * y, 22.5), "load"), select(b, z, 1))
     back = pickle.loads(pickle.dumps(e))
     assert back == e and hash(back) == hash(e) and back.terms[0].label == "load"
+
+
+def test_sharing_returns_the_node_built_before():
+    table: dict = {}
+    with E.sharing(table):
+        a = E.add(E.mul(E.Var("x"), 32), E.Const(4), label="cost")
+        b = E.add(E.mul(E.Var("x"), 32), E.Const(4), label="cost")  # fresh leaves of equal value
+        c = E.add(E.mul(E.Var("x"), 32), E.Const(4), label="other")  # another label: another node
+        d = E.rate(E.Var("x", label="bytes"), 22.5)
+        e = E.rate(E.Var("x", label="bytes of y"), 22.5)  # a leaf's label is part of the key
+    assert a is b and a is not c and c.label == "other" and a == c
+    assert d is not e and d.amount.label == "bytes" and e.amount.label == "bytes of y"
+    assert E.add(E.Var("x"), 1) is not E.add(E.Var("x"), 1)  # no table installed: built anew
+
+
+def test_a_model_built_over_a_shared_table_is_the_same_model():
+    def model():
+        x, y = E.Var("x"), E.Var("y")
+        load = E.rate(E.mul(2, x, y), 22, label="DRAM read")
+        return E.maximum(E.add(load, 40), E.ceil_div(E.mul(48, x), 32), E.select("k", load, 0), label="stage")
+
+    with E.sharing({}):
+        shared = model()
+        again = model()
+    assert shared is again and shared == model() and repr(shared) == repr(model())

@@ -58,7 +58,8 @@ def test_pruning_never_changes_the_top_k(arch, shape, k):
 def test_interval_bounds_use_the_cutoff_and_keep_the_top_k(monkeypatch):
     """With a one-point grid every bound is an interval bound: candidates below the incumbent are
     solved under the cutoff first, and the choice is still exhaustive solving's."""
-    monkeypatch.setattr(order, "lower_bound", lambda p: bound_module.lower_bound(p, max_points=1))
+    monkeypatch.setattr(order, "lower_bound",
+                        lambda p, grids=None: bound_module.lower_bound(p, max_points=1, grids=grids))
     arch, shape = SHAPES[0]
     ordered = compiled(arch, shape, top_k=2, jobs=1)
     assert top(ordered) == top(compiled(arch, shape, top_k=2, exhaustive=True, jobs=1))

@@ -1,0 +1,62 @@
+"""Stage 5 on demand: every candidate's model, each built the first time something reads it.
+
+Stage 6 needs every candidate's lower bound but solves only the few the bounds cannot rule out;
+`loom.solve.order` bounds the candidates in worker processes (each builds and bounds its share, only
+the bounds come back), so this process builds the models it solves, replays or reports, and no
+others. A model is the same whoever builds it (`build_model` is a function of the candidate). The
+models built in one process share the subtrees they have in common (`loom.model.expr.sharing`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import overload
+
+from xdsl.dialects.builtin import ModuleOp
+
+from loom.arch import Arch
+from loom.mapping.candidates import Candidate
+from loom.model import expr as E
+from loom.model.constraints import CandidateModel, build_model
+from loom.passes.l1_footprint import L1Footprint
+
+
+class CandidateModels(Sequence[CandidateModel]):
+    """The models of `candidates`, in their order, built on first read; `seconds`: time spent building here."""
+
+    def __init__(self, concrete: ModuleOp, candidates: Sequence[Candidate], arch: Arch, footprint: L1Footprint):
+        self.concrete, self.candidates, self.arch, self.footprint = concrete, list(candidates), arch, footprint
+        self.names = [c.name for c in self.candidates]
+        self._built: list[CandidateModel | None] = [None] * len(self.candidates)
+        self._index = {name: i for i, name in enumerate(self.names)}
+        self._nodes: dict = {}  # the candidates' models share their common subtrees (`loom.model.expr.sharing`)
+        self.seconds = 0.0
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+    @overload
+    def __getitem__(self, i: int) -> CandidateModel: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[CandidateModel]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        model = self._built[i]
+        if model is None:
+            start = time.perf_counter()
+            with E.sharing(self._nodes):
+                model = self._built[i] = build_model(self.concrete, self.candidates[i], self.arch, self.footprint)
+            self.seconds += time.perf_counter() - start
+        return model
+
+    def __iter__(self) -> Iterator[CandidateModel]:
+        return (self[i] for i in range(len(self)))
+
+    def named(self, name: str) -> CandidateModel | None:
+        """The model of the candidate called `name`, if there is one (no other model is built)."""
+        i = self._index.get(name)
+        return None if i is None else self[i]
