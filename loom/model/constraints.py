@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp
@@ -56,10 +57,17 @@ def block_domains(module: ModuleOp, arch: Arch, exact_only: bool = False) -> dic
     TT-Lang's candidates, whose tensors are not padded past their tiles). A grid axis's domain also
     holds one core's share of it over each grid dimension and the whole grid; a device loop's does not."""
     align, shares = arch.tiling.block_alignment, (*arch.grid.dims, math.prod(arch.grid.dims))
-    syms = [op for op in module.walk() if isinstance(op, SymOp)]
-    exact = {op.label for op in syms if op.masked is not None or exact_only}
-    return {op.label: block_sizes(op.upper_bound.value.data, align, op.label in exact,
-                                  () if op.reduction is not None else shares) for op in syms}
+    known = _DOMAINS.setdefault(module, {})
+    key = (align, shares, exact_only)
+    if key not in known:  # every candidate of a module asks for the same
+        syms = [op for op in module.walk() if isinstance(op, SymOp)]
+        exact = {op.label for op in syms if op.masked is not None or exact_only}
+        known[key] = {op.label: block_sizes(op.upper_bound.value.data, align, op.label in exact,
+                                            () if op.reduction is not None else shares) for op in syms}
+    return {label: list(sizes) for label, sizes in known[key].items()}
+
+
+_DOMAINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # module -> (alignment, shares, exact) -> domains
 
 
 def footprint_expr(footprint: L1Footprint, knobs: list[Knob]) -> E.Expr:

@@ -421,9 +421,7 @@ def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, sprea
 
 def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
     """The HEG of one core: the candidate's temporal loops around the tile body's pipe."""
-    (grid,) = [op for op in concrete.walk() if isinstance(op, affine.ParallelOp)]
-    copies = [op for op in grid.walk() if isinstance(op, CopyOp)]
-    copy_index = {op: i for i, op in enumerate(copies)}
+    grid, copy_index = _grid_and_copies(concrete)
     transfers = dict(enumerate(candidate.transfers))
     body: HEG = _block_heg(grid.body.block, TILE_PIPE, transfers, copy_index, candidate.spreads, candidate.split)
     if candidate.hoists and candidate.split is None:
@@ -439,6 +437,19 @@ def build_heg(concrete: ModuleOp, candidate: Candidate) -> HEG:
         hoist = _hoist(body, name) if innermost else None
         body = For(f"t_{name}", (axis.extent, block), body, spatial=axis.spatial, hoist=hoist)
     return body
+
+
+_GRIDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Each module's launch grid and the index of each of its copies, found once for every candidate's HEG."""
+
+
+def _grid_and_copies(concrete: ModuleOp) -> tuple[affine.ParallelOp, dict[CopyOp, int]]:
+    found = _GRIDS.get(concrete)
+    if found is None:
+        (grid,) = [op for op in concrete.walk() if isinstance(op, affine.ParallelOp)]
+        found = _GRIDS[concrete] = grid, {op: i for i, op in enumerate(op for op in grid.walk()
+                                                                          if isinstance(op, CopyOp))}
+    return found
 
 
 def _hoist(tile: Pipe, axis: str) -> Hoist | None:
