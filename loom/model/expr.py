@@ -441,7 +441,7 @@ def breakdown(e: Expr, env: Mapping[str, int]) -> list[tuple[str, int]]:
 
 
 # ---------------------------------------------------------------------------
-# Exact evaluation and interval bounds
+# Exact evaluation (interval bounds: `loom.model.intervals`)
 
 
 def ceil_int(a: int, b: int) -> int:

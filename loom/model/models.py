@@ -4,7 +4,7 @@ Stage 6 needs every candidate's lower bound but solves only the few the bounds c
 `loom.solve.order` bounds the candidates in worker processes (each builds and bounds its share, only
 the bounds come back), so this process builds the models it solves, replays or reports, and no
 others. A model is the same whoever builds it (`build_model` is a function of the candidate). The
-models built in one process share the subtrees they have in common (`loom.model.expr.sharing`).
+models built in one process share the subtrees they have in common (`loom.model.sharing`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class CandidateModels(Sequence[CandidateModel]):
         self.names = [c.name for c in self.candidates]
         self._built: list[CandidateModel | None] = [None] * len(self.candidates)
         self._index = {name: i for i, name in enumerate(self.names)}
-        self._nodes: dict = {}  # the candidates' models share their common subtrees (`loom.model.expr.sharing`)
+        self._nodes: dict = {}  # the candidates' models share their common subtrees (`loom.model.sharing`)
         self.seconds = 0.0
 
     def __len__(self) -> int:
