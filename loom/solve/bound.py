@@ -16,7 +16,9 @@ single assignments and the bound *is* the optimum.
 
 Exactness of the integer arithmetic: beside its arrays each node gets a bound on its magnitude, in
 Python integers, from its operands' (a sum's is the sum of theirs, a product's the product, a
-quotient's its numerator's); it is checked before the arrays are computed. If any node (or a partial
+quotient's its numerator's); it is checked before the arrays are computed, and once they are, the
+node's bound becomes the largest magnitude its arrays hold, if that is less (what its parents then
+multiply: ceil(1024 / tile_m) brings 32, not 1024, to the product of a loop nest's trips). If any node (or a partial
 product of a Mul, or a Rate's scaled amount) could reach 2^62 the arrays could wrap, so the bound
 falls back to the Python-integer interval bound of the objective (weaker, still sound). CP-SAT
 refuses such a model anyway. A denominator that can be zero or negative gives no bound (the solver
@@ -180,6 +182,11 @@ class _Evaluator:
         got = self.memo.get(e)
         if got is None:
             got = self.memo[e] = self._node(e)
+            # the bound a parent multiplies or sums is this node's largest value, not its structural bound
+            # (a quotient's is its numerator's: ceil(1024 / tile_m) reaches 32, not 1024)
+            largest = max(int(np.max(np.abs(got[0]))), int(np.max(np.abs(got[1]))))
+            if largest < self.mag[e]:
+                self.mag[e] = largest
         return got
 
     def _within(self, e: Expr, magnitude: int) -> None:
