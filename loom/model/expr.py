@@ -445,6 +445,7 @@ def breakdown(e: Expr, env: Mapping[str, int]) -> list[tuple[str, int]]:
 
 
 def ceil_int(a: int, b: int) -> int:
+    """ceil(a / b) for b > 0 (ints, or numpy arrays alike: `loom.solve.bound`)."""
     return -((-a) // b)
 
 

@@ -45,6 +45,7 @@ from loom.model.expr import (
     Rate,
     Select,
     Var,
+    ceil_int,
 )
 from loom.model.intervals import bounds
 from loom.model.problem import Problem
@@ -153,10 +154,6 @@ def _grid(problem: Problem, on_grid: list[str]) -> dict:
     return env
 
 
-def _ceil(a, b):
-    return -((-a) // b)
-
-
 def _exact(*pairs) -> bool:
     return all(lo is hi for lo, hi in pairs)
 
@@ -182,11 +179,14 @@ class _Evaluator:
         got = self.memo.get(e)
         if got is None:
             got = self.memo[e] = self._node(e)
-            # the bound a parent multiplies or sums is this node's largest value, not its structural bound
-            # (a quotient's is its numerator's: ceil(1024 / tile_m) reaches 32, not 1024)
-            largest = max(int(np.max(np.abs(got[0]))), int(np.max(np.abs(got[1]))))
-            if largest < self.mag[e]:
-                self.mag[e] = largest
+            if not isinstance(e, (Const, Var, Knob)):  # a leaf's bound already is its largest value
+                # the bound a parent multiplies or sums is this node's largest value, not its structural bound
+                # (a quotient's is its numerator's: ceil(1024 / tile_m) reaches 32, not 1024)
+                lo, hi = got
+                largest = int(np.max(np.abs(lo))) if lo is hi else max(int(np.max(np.abs(lo))),
+                                                                       int(np.max(np.abs(hi))))
+                if largest < self.mag[e]:
+                    self.mag[e] = largest
         return got
 
     def _within(self, e: Expr, magnitude: int) -> None:
@@ -241,7 +241,7 @@ class _Evaluator:
             if np.min(b[0]) <= 0:
                 raise _NonPositiveDenominator
             self._within(e, mag[e.num])  # |a / b| <= |a| for b >= 1, rounded either way
-            div = _ceil if isinstance(e, CeilDiv) else (lambda x, y: x // y)
+            div = ceil_int if isinstance(e, CeilDiv) else (lambda x, y: x // y)
             if _exact(a, b):
                 v = div(a[0], b[0])
                 return v, v
@@ -262,6 +262,6 @@ class _Evaluator:
             if scaled >= _LIMIT:
                 raise _Overflow
             self._within(e, -(-scaled // e.per_cycle_num))
-            lo = _ceil(a[0] * e.per_cycle_den, e.per_cycle_num)
-            return (lo, lo) if _exact(a) else (lo, _ceil(a[1] * e.per_cycle_den, e.per_cycle_num))
+            lo = ceil_int(a[0] * e.per_cycle_den, e.per_cycle_num)
+            return (lo, lo) if _exact(a) else (lo, ceil_int(a[1] * e.per_cycle_den, e.per_cycle_num))
         raise TypeError(f"unknown expression node {type(e).__name__}")
