@@ -26,11 +26,10 @@ models, and this process builds only those it solves.
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from loom.model.constraints import CandidateModel
+from loom.model.models import CandidateModels
 from loom.model.problem import Constraint, Problem
 from loom.solve.bound import Bound, Grids, lower_bound
 from loom.solve.cpsat import Solution, SolverError, solve
@@ -98,13 +97,7 @@ class _Runner:
             self.pool.shutdown()
 
 
-def _names(models: Sequence[CandidateModel]) -> list[str]:
-    """The candidates' names, without building a model that is not built yet."""
-    names = getattr(models, "names", None)
-    return list(names) if names is not None else [m.candidate.name for m in models]
-
-
-_BOUNDING: Sequence[CandidateModel] | None = None  # what the forked bound workers read (`lower_bounds`)
+_BOUNDING: CandidateModels | None = None  # what the forked bound workers read (`lower_bounds`)
 _GRIDS: Grids | None = None
 BOUND_POOL_MIN = 32  # fewer candidates are bounded here: a pool costs about 100 ms to start
 
@@ -118,7 +111,7 @@ def _bound_in_worker(i: int) -> Bound | None:
         return None
 
 
-def lower_bounds(models: Sequence[CandidateModel], jobs: int) -> list[Bound]:
+def lower_bounds(models: CandidateModels, jobs: int) -> list[Bound]:
     """Every candidate's lower bound, in order. With `jobs` > 1, at least `BOUND_POOL_MIN` candidates and
     `fork` available, forked processes build and bound the models (they inherit `models`; only the bounds
     come back), so this process builds only the models it goes on to solve."""
@@ -135,7 +128,7 @@ def lower_bounds(models: Sequence[CandidateModel], jobs: int) -> list[Bound]:
     return [b if b is not None else lower_bound(models[i].problem) for i, b in enumerate(got)]
 
 
-def solve_in_bound_order(models: Sequence[CandidateModel], *, top_k: int, jobs: int, time_limit_s: float,
+def solve_in_bound_order(models: CandidateModels, *, top_k: int, jobs: int, time_limit_s: float,
                          seed: int) -> tuple[list[Ranked], list[Rejected], SolveCounts]:
     """The top-k of `models` (at least), solving as few as the bounds allow; see the module docstring.
     A model is read only to be solved (`loom.model.models` builds the others in the bound workers)."""
@@ -143,10 +136,10 @@ def solve_in_bound_order(models: Sequence[CandidateModel], *, top_k: int, jobs: 
 
     counts = SolveCounts()
     start = time.perf_counter()
-    names, built = _names(models), getattr(models, "seconds", 0.0)
+    names, built = models.names, models.seconds
     bounds = dict(zip(names, lower_bounds(models, jobs)))
     counts.bound_seconds = time.perf_counter() - start
-    counts.models_built_bounding = getattr(models, "seconds", 0.0) - built
+    counts.models_built_bounding = models.seconds - built
     counts.bounds = bounds
     counts.exact_bounds = sum(b.exact and b.value is not None for b in bounds.values())
     ranked: list[Ranked] = []

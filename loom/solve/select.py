@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from loom.arch import Arch
 from loom.model import expr as E
 from loom.model.constraints import CandidateModel
+from loom.model.models import CandidateModels
 from loom.schedule import NoScheduleError, Schedule, ScheduleError
 from loom.solve.cpsat import Solution, SolverError, solve, solve_many, solve_many_within
 
@@ -242,7 +243,7 @@ def _check_agrees(model: CandidateModel, schedule: Schedule) -> None:
             raise schedule.error(field, f"expected {want} (as candidate '{c.name}' says), found {given}")
 
 
-def replay(models: list[CandidateModel], schedule: Schedule, *, kernel: str | None = None,
+def replay(models: CandidateModels, schedule: Schedule, *, kernel: str | None = None,
            arch: Arch | None = None, build=None) -> tuple[list[Ranked], list[Rejected]]:
     """The candidate a schedule names, at its block sizes and knobs. A baseline's schedule may
     describe a candidate Loom does not retain: `build(schedule)` makes it from the schedule's view,
@@ -252,8 +253,7 @@ def replay(models: list[CandidateModel], schedule: Schedule, *, kernel: str | No
     if arch is not None and schedule.arch != arch.name:
         raise schedule.error("arch", f"expected '{arch.name}' (the architecture being compiled for), "
                                      f"found '{schedule.arch}'")
-    named = getattr(models, "named", None)  # built on demand (`loom.model.models`): build only the one named
-    model = named(schedule.candidate) if named else {m.candidate.name: m for m in models}.get(schedule.candidate)
+    model = models.named(schedule.candidate)  # the only model built (`loom.model.models`)
     if model is None and build is not None and schedule.source.startswith("baseline"):
         model = build(schedule)
     if model is None:
