@@ -11,7 +11,8 @@ example runs in a process of its own (`--worker`):
   then runs for real with every integer argument above `--max-size` lowered to it (the examples' sizes
   reach 262144 x 1024; the simulator carries the data on this machine's CPU). An example whose `main()`
   builds its tensors itself has torch's factories lower every dimension above it the same way (`_Capped`);
-- every `run_example(kernels, baseline, args)` it makes (forward only; `bwd=True` is left out) calls
+- every `run_example(kernels, baseline, args)` it makes (with `bwd=True`, also the gradients: a row
+  `NAME backward`, the kernels of the backward pass through Loom too) calls
   each kernel function with `helion.Kernel.__call__` standing for Loom: the kernel is compiled for
   `--arch`, simulated on loom.sim with data, and what it returns comes from the simulated outputs
   (`loom.run.kernel_values`); a wrapper's host code around the kernel runs in torch as written. The
@@ -131,6 +132,8 @@ class _Capped:
                 args = (*args[:at], [_capped(d, cls.most) for d in args[at]], *args[at + 1:])
             elif factory.__name__ != "randint":
                 args = tuple(_capped(a, cls.most) for a in args)
+            if factory.__name__ == "randint":  # values index a capped dimension (grpo_loss's token ids)
+                args = tuple(_capped(a, cls.most) if i < at else a for i, a in enumerate(args))
             return factory(*args, **kwargs)
         return make
 
@@ -233,33 +236,58 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
         rows.append({"example": example, "kernel": "-", "outcome": "example", "message": message})
     covered: set[str] = set()
     for kernels, baseline, args, options in calls:
-        if options.get("bwd"):
-            continue
         too_big = [tuple(a.shape) for a in args if isinstance(a, torch.Tensor) and a.numel() > MAX_ELEMENTS]
         named = kernels.items() if isinstance(kernels, dict) else [(getattr(kernels, "__name__", "kernel"), kernels)]
         reference = next(iter(baseline.values())) if isinstance(baseline, dict) else baseline
+        tolerance = options.get("rtol", 1e-2), options.get("atol", 1e-1)
         for name, fn in named:
-            row = {"example": example, "kernel": name, "args": _describe(args)}
-            if too_big:
-                rows.append({**row, "outcome": "example", "message": f"inputs of shape {too_big[0]}: too large here"})
-                continue
-            log: list = []
-            helion.Kernel.__call__ = _loom_call(arch, log, original)
-            try:
-                actual = fn(*args)
-                ok, message = _compare(actual, reference(*args), options.get("rtol", 1e-2), options.get("atol", 1e-1))
-                outcome = "pass" if ok else "mismatch"
-            except LoomFailed as failed:
-                outcome, message = _loom_outcome(failed)
-            except Exception as err:  # noqa: BLE001
-                outcome, message = "example", _first_line(err)
-            finally:
-                helion.Kernel.__call__ = original
-            rows.append({**row, "outcome": outcome, "message": message, "cycles": sum(r["cycles"] for r in log),
-                         "compile": max((r["compile"] for r in log), default=None)})
-            covered.update(r["kernel"] for r in log)
+            checks = [(name, _forward)] + ([(f"{name} backward", _backward)] if options.get("bwd") else [])
+            for row_name, check in checks:
+                row = {"example": example, "kernel": row_name, "args": _describe(args)}
+                if too_big:
+                    rows.append({**row, "outcome": "example",
+                                 "message": f"inputs of shape {too_big[0]}: too large here"})
+                    continue
+                log: list = []
+                helion.Kernel.__call__ = _loom_call(arch, log, original)
+                try:
+                    ok, message = check(fn, reference, args, *tolerance)
+                    outcome = "pass" if ok else "mismatch"
+                except LoomFailed as failed:
+                    outcome, message = _loom_outcome(failed)
+                except Exception as err:  # noqa: BLE001
+                    outcome, message = "example", _first_line(err)
+                finally:
+                    helion.Kernel.__call__ = original
+                rows.append({**row, "outcome": outcome, "message": message, "cycles": sum(r["cycles"] for r in log),
+                             "compile": max((r["compile"] for r in log), default=None)})
+                covered.update(r["kernel"] for r in log)
     # a kernel the example also checks through run_example is counted there
     return [r for r in rows if not (r.get("args") is None and r["kernel"] in covered and r["outcome"] == "pass")]
+
+
+def _forward(fn, reference, args, rtol: float, atol: float) -> tuple[bool, str]:
+    """The kernel's outputs against the baseline's (what `run_example` checks first)."""
+    return _compare(fn(*args), reference(*args), rtol, atol)
+
+
+def _backward(fn, reference, args, rtol: float, atol: float) -> tuple[bool, str]:
+    """`run_example(..., bwd=True)`'s second check: the gradients of the arguments that require them, for one
+    random output gradient, against the baseline's (the kernels the backward pass calls run through Loom)."""
+    import torch
+
+    leaves = [a for a in args if isinstance(a, torch.Tensor) and a.requires_grad]
+    if not leaves:
+        raise ValueError("bwd=True, but no argument requires a gradient")
+    expected = reference(*args)
+    torch.manual_seed(0)
+    grad_output = torch.randn_like(expected)
+    want = torch.autograd.grad(expected, leaves, grad_output, allow_unused=True)
+    got = torch.autograd.grad(fn(*args), leaves, grad_output, allow_unused=True)
+    if [g is None for g in got] != [w is None for w in want]:
+        return False, "gradients exist for other arguments than the baseline's"
+    ok, message = _compare([g for g in got if g is not None], [w for w in want if w is not None], rtol, atol)
+    return ok, message if not ok else "gradients match the baseline's"
 
 
 def _loom_outcome(failed: LoomFailed) -> tuple[str, str]:

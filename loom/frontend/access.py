@@ -34,6 +34,7 @@ class _Access:
     static_sizes: list[int]
     kept: list[int]  # dims of the global tensor that remain in the tile
     tile_dims: list
+    row_at_position: bool = False  # `x[tile_m.begin, :]`: one row (a 1 x n tile) at a computed position
 
 
 def static_slice(entry: slice, extent: int) -> tuple[int, int]:
@@ -58,6 +59,7 @@ class AccessLowering:
         """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
         index = self.vector_index(node, index)
         offsets, sizes, static, kept, tile_dims = [], [], [], [], []
+        row_at_position = False
         if len(index) != len(global_shape):
             raise UnsupportedError(
                 f"index with {len(index)} entries for a tensor of rank {len(global_shape)}",
@@ -87,6 +89,7 @@ class AccessLowering:
                 if block is None or block.symbol in self.batch_symbols:  # a position, or one batch slice:
                     sizes.append(1)  # the dimension is dropped
                     static.append(1)
+                    row_at_position = block is None and dim == len(global_shape) - 2
                 elif block.fixed is not None:
                     sizes.append(block.fixed)
                     static.append(block.fixed)
@@ -105,7 +108,11 @@ class AccessLowering:
                     tile_dims.append(block)
             else:
                 raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
-        return _Access(offsets, sizes, static, kept, tile_dims)
+        row_at_position = row_at_position and kept[-1:] == [len(global_shape) - 1]
+        if row_at_position:  # `x[tile_m.begin, :]`: one row of a matrix, whose values lie along a row of its tiles
+            kept.insert(len(kept) - 1, len(global_shape) - 2)
+            tile_dims.insert(len(tile_dims) - 1, 1)
+        return _Access(offsets, sizes, static, kept, tile_dims, row_at_position)
 
     def vector_index(self, node: torch.fx.Node, index: list) -> list:
         """The index of a rank-1 tensor in its matrix layout (`vector_layouts`): `w[None, e]` of a row is
@@ -240,10 +247,11 @@ class AccessLowering:
         acc = self.access(node, dest.type.get_shape(), index)
         value = self.materialize(value, node)
         row_store = index != list(node.args[1]) and not isinstance(index[-1], slice)
-        if row_store and dest.type.get_shape()[-2] > 1:
+        if (row_store or acc.row_at_position) and dest.type.get_shape()[-2] > 1:
             raise UnsupportedError(
-                "storing one row of a matrix (`out[i, tile_n] = …`) is not supported yet: the per-core programs write "
-                "whole tiles, which would overwrite the rows around it; expected the rows stored as blocks "
+                "storing one row of a matrix (`out[i, tile_n] = …`, `out[tile_m.begin, :] = …`) is not supported yet: "
+                "the per-core programs write whole tiles, which would overwrite the rows around it; expected the rows "
+                "stored as blocks "
                 "(`out[tile_m, tile_n]`) or a vector output", self.k.location(node))
         layout = self.vectors.get(node.args[0].args[0]) if target_name(node.args[0]) == "_host_tensor" else None
         target = "row" if row_store or layout == "row" else "column" if layout == "col" or _column_store(index) \

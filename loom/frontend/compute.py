@@ -109,6 +109,8 @@ class ComputeLowering:
         if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
             raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported",
                                    self.k.location(node))
+        if index == [None, slice(None)] and len(src.dims) == 1 and not src.expanded:
+            return self.column_as_row(src, node)
         dims, expanded, source_dim = [], list(src.expanded), 0
         for pos, entry in enumerate(index):
             if entry is None:
@@ -118,6 +120,15 @@ class ComputeLowering:
                 dims.append(src.dims[source_dim])
                 source_dim += 1
         return Tile(src.value, dims, tuple(expanded))
+
+    def column_as_row(self, src: Tile, node: torch.fx.Node) -> Tile:
+        """`v[None, :]` of a rank-1 value the per-core programs hold as a column (one value per row: a
+        reduction's result, `x.sum(0)` included): transposed into the 1 x n row the broadcast asks for."""
+        (extent,) = src.dims
+        column = self.materialize(Tile(src.value, [extent, 1], (1,)), node)
+        init = self.empty([1, extent], src.value.type.element_type)
+        op = TransposeOp(column.value, init, DenseArrayBase.from_list(i64, [1, 0]), init.type)
+        return Tile(self.located(op, node).results[0], [1, extent])
 
     def materialize(self, tile: Tile, node: torch.fx.Node) -> Tile:
         """A tile whose SSA tensor has all its logical dims (unit dims from `[:, None]` made real)."""
@@ -192,6 +203,9 @@ class ComputeLowering:
         if op is not None and op.form == "binary" and len(operands) > 2:  # a chain (`x ** 3`): left to right
             first = self.elementwise_values(node, operands[:2], dims, out_type, op)
             return self.elementwise_values(node, [first, *operands[2:]], dims, out_type, op)
+        if len(dims) == 2:  # torch aligns a rank-1 operand with the last dimension: a row
+            operands = [self.column_as_row(o, node) if isinstance(o, Tile) and len(o.dims) == 1 and not o.row
+                        and not o.expanded else o for o in operands]
         common = _expanded_in_all(operands, dims)
         if common:  # `max(m[:, None], amax(s, -1, keepdim=True))`: computed without the unit dims all add
             inner = self.elementwise_values(node, [_without_dims(o, common) for o in operands],

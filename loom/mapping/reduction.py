@@ -92,10 +92,11 @@ def reduction_loop(module: ModuleOp) -> ReductionLoop | None:
         if any(isinstance(later, scf.ForOp) for later in ops[position + 1:]):
             continue  # the root alone runs what follows; an epilogue with loops is not split (yet)
         ub = op.ub.owner
-        if isinstance(ub, arith.CeilDivUIOp) and isinstance(ub.rhs.owner, SymOp):
+        if (isinstance(ub, arith.CeilDivUIOp) and isinstance(ub.rhs.owner, SymOp)
+                and isinstance(ub.lhs.owner, arith.ConstantOp)):
             extent, block, fixed = ub.lhs.owner.value.value.data, ub.rhs.owner.label, None
         else:
-            continue  # a loop with a fixed trip count has no block size to trade
+            continue  # a fixed trip count, or a sub-tile loop (a tile's own extent): no block size to trade
         roles = [r.data for r in op.attributes["loom.carried_roles"].data]
         labels = [b.data for b in op.attributes["loom.carried"].data]
         name = (op.body.block.args[0].name_hint or "loop").removesuffix("_idx")
