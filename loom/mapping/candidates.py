@@ -333,16 +333,20 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
 
 
 def _tied_product(reuse: list[AccessReuse], per_access: list[list[Transfer]]):
-    """Every choice of one transfer per access, where accesses with the same reuse facts (the two halves
-    `x[:, :half]`, `x[:, half:]` of one tensor, read alike by every core) take the same transfer: a
-    kernel with k such pairs has k fewer factors in its candidate count, and a mixed choice offers no
-    trade-off the tied ones lack but NoC balance between two identical streams."""
+    """Every choice of one transfer per access, where accesses with the same reuse facts take the same
+    transfer: the two halves `x[:, :half]`, `x[:, half:]` of one tensor, or tensors of one size read alike
+    by every core (a backward kernel's `grad_out[tile_m, :]`, `x[tile_m, :]`, `s[tile_m, :]`; attention's
+    K and V blocks). A kernel with k such accesses beyond the first of each kind has k fewer factors in
+    its candidate count, and a mixed choice offers no trade-off the tied ones lack but NoC balance
+    between two streams that move the same bytes to the same cores."""
     first: dict[AccessReuse, int] = {}
-    owner = [first.setdefault(r, i) for i, r in enumerate(reuse)]
+    owner = [first.setdefault(dataclasses.replace(r, tensor=""), i) for i, r in enumerate(reuse)]
     leaders = sorted(set(owner))
     for choice in itertools.product(*(per_access[i] for i in leaders)):
         picked = dict(zip(leaders, choice))
-        yield tuple(picked[owner[i]] for i in range(len(reuse)))
+        yield tuple(picked[owner[i]] if owner[i] == i or picked[owner[i]].access == r
+                    else dataclasses.replace(picked[owner[i]], tensor=r.tensor, access=r)
+                    for i, r in enumerate(reuse))
 
 
 def _lockstep_possible(axes: tuple[AxisMapping, ...], transfers, alignment: int, padded: bool = False) -> bool:

@@ -1,4 +1,4 @@
-// candidate x2x2_y2.mhb.q:unicast.k:unicast.v:column
+// candidate x2x2_y2.mhb.q:unicast.k:column.v:column
 builtin.module {
   func.func @flash_attention(%q: memref<1x2x128x64xbf16>, %k: memref<1x2x128x64xbf16>, %v: memref<1x2x128x64xbf16>, %out: memref<1x2x128x64xbf16>) attributes {loom.source = "examples/flash_attention.py", loom.outputs = ["out"]} {
     %0 = arith.constant 1 : index
@@ -110,7 +110,7 @@ builtin.module {
                 %56 = arith.muli %tile_n_idx, %tile_n : index
                 %57 = memref.subview %k[%b_idx, %h_idx, %56, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:25"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
                 %58 = loom.vb.reserve %vb_k_blk : memref<?x64xbf16, "L1">
-                loom.copy %57, %58 {loom.loc = "flash_attention.py:25", mode = "unicast", group = [1 : i64, 1 : i64], spatial_reuse = ["tile_m"], temporal_reuse = ["t_tile_m"], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
+                loom.copy %57, %58 {loom.loc = "flash_attention.py:25", mode = "column", group = [1 : i64, 2 : i64], spatial_reuse = ["tile_m"], temporal_reuse = ["t_tile_m"], src_space = "DRAM", dst_space = "L1"} : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<?x64xbf16, "L1">
                 loom.vb.commit %vb_k_blk : memref<?x64xbf16, "L1">
                 %59 = memref.subview %v[%b_idx, %h_idx, %56, 0] [1, 1, %tile_n, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:26"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
                 %60 = loom.vb.reserve %vb_v_blk : memref<?x64xbf16, "L1">
@@ -300,7 +300,7 @@ builtin.module {
         }
       }
       affine.yield
-    }) {loom.candidate = "x2x2_y2.mhb.q:unicast.k:unicast.v:column", loom.view = "x2x2_y2"} : () -> ()
+    }) {loom.candidate = "x2x2_y2.mhb.q:unicast.k:column.v:column", loom.view = "x2x2_y2"} : () -> ()
     func.return
   }
 }

@@ -186,3 +186,45 @@ def test_accesses_with_the_same_reuse_take_the_same_transfer():
         assert all(len(modes) == 1 for modes in by_reuse.values())
     loads = [t for t in candidates[0].transfers if t.direction == "load"]
     assert len(loads) == 6 and len({t.access for t in loads}) == 3
+
+
+ALIKE_ROWS = '''
+import torch
+
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def rows_times_weights(g: torch.Tensor, x: torch.Tensor, s: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m, n], dtype=torch.float32)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(n):
+            rows = g[tile_m, tile_k] * x[tile_m, tile_k] * s[tile_m, tile_k]
+            acc = torch.addmm(acc, rows, w[tile_k, tile_n])
+        out[tile_m, tile_n] = acc
+    return out
+
+
+def inputs(M: int = 256, N: int = 256):
+    return tuple(torch.randn(M, N) for _ in range(4))
+'''
+
+
+def test_tensors_of_one_size_read_alike_take_the_same_transfer(tmp_path):
+    """g, x and s are read alike (the same block of the same-sized tensor on every core): their transfers
+    are tied, one choice for the three (a factor 9 fewer candidates), each transfer naming its own tensor."""
+    path = tmp_path / "kernel.py"
+    path.write_text(ALIKE_ROWS)
+    source = load_kernel_file(path)
+    lowering = loom.lower(source.kernel, source.example_args(meta=True))
+    candidates = enumerate_candidates(lowering.stages["concrete"], load_arch("wormhole_n150")).candidates
+    assert candidates
+    for candidate in candidates:
+        loads = {t.tensor: t for t in candidate.transfers if t.direction == "load"}
+        assert set(loads) == {"g", "x", "s", "w"}
+        assert all(t.access.tensor == name for name, t in loads.items())
+        assert len({(loads[n].mode, loads[n].group) for n in "gxs"}) == 1
+    assert any(c.transfers[0].mode != "unicast" for c in candidates)
