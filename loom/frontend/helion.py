@@ -278,7 +278,7 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
     the same for each loop `hl.tile(tile_m.begin, tile_m.end)`, which walks an enclosing tile in smaller
     tiles; loop block id -> (outer block id, end) for each loop `hl.tile(tile_m.begin, n)`, n static (the
     mirror of the first: keys from the query block's first row); and loop block id -> its `_for_loop`
-    node, for each other loop that starts elsewhere than 0."""
+    node, for each other loop that starts elsewhere than 0 or ends at an enclosing tile's start."""
     by_var: dict = {}
     for info in block_sizes:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
@@ -303,8 +303,8 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
             if start is not None and isinstance(ends[0], int):
                 banded[inner[0]] = (start, ends[0])
                 continue
-            if any(begin != 0 for begin in begins):
-                shifted.update({block: node for block in inner})
+            if any(begin != 0 for begin in begins) or any(outer_of(end, "tile_begin") is not None for end in ends):
+                shifted.update({block: node for block in inner})  # (`hl.tile(0, tile_m.begin)` too)
             if begins == [0] and len(ends) == 1 and outer_of(ends[0], "tile_end") is not None:
                 out[inner[0]] = outer_of(ends[0], "tile_end")
     return out, within, banded, shifted

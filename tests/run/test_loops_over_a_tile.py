@@ -189,3 +189,14 @@ def test_a_loop_over_a_tile_of_a_written_block_size_is_refused(tmp_path):
     source = _source(tmp_path, ROWS.replace("hl.tile(x.size())", "hl.tile(x.size(), block_size=[128, None])"))
     with pytest.raises(UnsupportedError, match="both block sizes left to the solver"):
         compile_kernel(source.kernel, source.example_args({"M": 384, "N": 128}), "wormhole_n150")
+
+
+def test_a_loop_to_an_enclosing_tiles_start_is_refused_at_the_loop(tmp_path):
+    """`hl.tile(0, tile_m.begin)` (keys before the query block) is not supported yet: the refusal names the
+    loop's line and both bounds (it named the kernel's `def` line and a symbolic size)."""
+    from loom.errors import UnsupportedError
+
+    source = _source(tmp_path, ROWS.replace("hl.tile(tile_m.begin, tile_m.end)", "hl.tile(0, tile_m.begin)"))
+    with pytest.raises(UnsupportedError, match=r"`sub` runs from 0 to `tile_m.begin`") as caught:
+        compile_kernel(source.kernel, source.example_args({"M": 384, "N": 128}), "wormhole_n150")
+    assert "for sub in hl.tile(0, tile_m.begin):" in str(caught.value)
