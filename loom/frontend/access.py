@@ -169,6 +169,12 @@ class AccessLowering:
             return (self.group_iv if grouped[2] == DIVIDED else self.in_group_iv)[grouped[0]]
         if name == "tile_begin":
             return self.tile_start(self.block_of_symint(node.args[0], user))
+        if name == "tile_id":  # `tile.id`: the tile's index, begin // block size, for a loop from 0
+            block = self.block_of_symint(node.args[0], user)
+            if block.within is not None or block.from_begin:
+                raise NonAffineIndexError(f"`{block.label}.id` of a loop from an enclosing tile's start is not "
+                                          "supported yet; expected the id of a tile from 0", self.k.location(user))
+            return self.iv_value[block.block_id]
         if name in ("_get_symnode", "aten.sym_size.int"):
             grid = self.grid_block(node)
             if grid is not None:

@@ -2,7 +2,8 @@
 broadcast down rows where the per-core programs hold them as columns (a column sum, `x.sum(0)`, used as
 `acc[None, :]` or by torch's implicit broadcasting). Found by Helion's backward kernels (rms_norm_bwd,
 layer_norm_bwd): before, the row load failed in the simulator, the row store wrote a column, silently, and
-a carried accumulator in a loop over an enclosing tile failed in stage 4."""
+a carried accumulator in a loop over an enclosing tile failed in stage 4. A tile's `.id` (its index,
+begin // block size) indexes like its start (it was refused as not affine)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,17 @@ def column_sums_per_block(x: torch.Tensor) -> torch.Tensor:
     out = x.new_zeros([m, n])
     for tile_m in hl.tile(m):
         out[tile_m.begin, :] = x[tile_m, :].sum(0)
+    return out
+'''
+
+BATCH_ID = HEADER.replace("ARGS", "1").replace("randn(M, N,", "randn(3, M, N,") + '''
+
+@helion.kernel(static_shapes=True)
+def doubled(x: torch.Tensor) -> torch.Tensor:
+    b, m, n = x.size()
+    out = torch.empty_like(x)
+    for tile_b, tile_m in hl.tile([b, m], block_size=[1, None]):
+        out[tile_b.id, tile_m, :] = x[tile_b.id, tile_m, :] * 2.0
     return out
 '''
 
@@ -91,3 +103,8 @@ def test_column_sums_carried_over_an_enclosing_tile_broadcast_down_rows(tmp_path
     block = blocks["tile_m"]
     sums = x.reshape(-1, block, x.shape[1]).sum(1).repeat_interleave(block, 0)
     torch.testing.assert_close(out, x * sums, rtol=1e-4, atol=1e-4)
+
+
+def test_a_batch_tile_id_indexes_its_slice(tmp_path):
+    _, (x,), out = _compiled_run(tmp_path, BATCH_ID)
+    torch.testing.assert_close(out, x * 2.0)
