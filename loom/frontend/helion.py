@@ -243,6 +243,8 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     values = {**fn.__globals__, **call.arguments}
     scalars = {}  # a scalar argument (`eps`) or module constant is a symbol in the Device IR: its value is known
     values.setdefault("_source_module", sys.modules.get(fn.__module__))  # how Helion names the module's globals
+    for imported in bound.host_function.global_imports.values():  # another module's globals (an epilogue's,
+        values.setdefault(imported.alias, imported.value)  # defined elsewhere): `_global_source0.alpha`
     grid_indices = {}  # a grid loop's index is its own symbol, a scalar (Helion's GridOrigin)
     for expr, origin in bound.host_function.expr_to_origin.items():
         if type(origin.origin).__name__ == "GridOrigin":
@@ -365,12 +367,19 @@ def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first
 
 
 def _origin_value(origin: object, values: dict) -> object:
-    """The Python value a Helion symbol origin names: an argument or global (`eps`), or an attribute of
-    one (`module.CONSTANT`); _MISSING when it names something else (a block size, a tensor's size)."""
+    """The Python value a Helion symbol origin names: an argument or global (`eps`), an attribute of one
+    (`module.CONSTANT`), or a value a callable argument closes over; _MISSING when it names something else
+    (a block size, a tensor's size)."""
     kind = type(origin).__name__
     if kind == "AttributeOrigin":
         base = _origin_value(origin.value, values)
         return _MISSING if base is _MISSING else getattr(base, origin.key, _MISSING)
+    if kind == "ClosureOrigin":  # a value a callable argument closes over (an epilogue's `alpha`)
+        cells = getattr(_origin_value(origin.value, values), "__closure__", None) or ()
+        try:
+            return cells[origin.key].cell_contents
+        except (IndexError, TypeError, ValueError):  # no such cell, or an empty one
+            return _MISSING
     name = getattr(origin, "name", None)
     return values.get(name, _MISSING) if isinstance(name, str) else _MISSING
 
