@@ -30,6 +30,7 @@ ISSUE17_EXAMPLES = {
     "cross_entropy": ({"N": 64, "V": 200}, True),  # int64 labels; a vocabulary tail
     "upper_row_sums": ({"M": 96, "N": 200}, True),  # a loop from the row block's start (issue 19)
     "welford": ({"M": 96, "N": 200}, True),  # two columns of one tile stored (gathered into one block)
+    "batch_norm": ({"M": 200, "N": 96}, True),  # column statistics (`x.sum(0)`) broadcast down rows; a row tail
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

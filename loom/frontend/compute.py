@@ -223,6 +223,9 @@ class ComputeLowering:
     def elementwise_values(self, node, operands: list, dims: list, out_type, op) -> Tile:
         body = op.ir if op is not None else None  # None: prims.convert_element_type
         row = any(isinstance(o, Tile) and o.row for o in operands) and len(dims) == 1
+        if row:  # a column (a reduction's result) meets a row (`rsqrt(var) * weight[tile_n]`): made a row too
+            operands = [_as_row(self.column_as_row(o, node)) if isinstance(o, Tile) and not o.row
+                        and len(o.dims) == 1 and not o.expanded else o for o in operands]
         if row and not all(o.row for o in operands if isinstance(o, Tile)):
             raise UnsupportedError("a rank-1 tile broadcast down rows combined with a rank-1 tile of one value per "
                                    "row; expected both broadcast the same way", self.k.location(node))
@@ -508,3 +511,6 @@ def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
     return builder.insert(arith.TruncFOp(value, to)).result
 
 
+def _as_row(tile: Tile) -> Tile:
+    """A 1 x n tile (`ComputeLowering.column_as_row`'s) held as a rank-1 row."""
+    return Tile(tile.value, tile.dims, row=True)

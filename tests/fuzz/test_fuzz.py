@@ -56,7 +56,7 @@ SHAPES = {
         lambda d: {"B": d["B"], "H": d["KV"] * d["G"], "KV": d["KV"], "L": d["L"], "D": d["D"]}),
     # issue 17's kernels: elementwise, row reductions and broadcasts, rank-1 weights, a whole-row tile
     **{name: ROWS for name in ("softmax", "softmax_rows", "layer_norm", "rms_norm", "kl_div", "swiglu",
-                               "upper_row_sums")},
+                               "upper_row_sums", "batch_norm")},
     "matmul_bias_gelu": st.fixed_dictionaries({d: extents(512) for d in "MNK"}),
     "bmm": st.fixed_dictionaries({"B": st.integers(1, 4), **{d: extents(256) for d in "MNK"}}),
     "rope": st.fixed_dictionaries({"H": st.integers(1, 4), "S": extents(512), "D": st.sampled_from([64, 128])}),
