@@ -45,31 +45,3 @@ def test_dynamic_shapes_kernel_compiles_for_the_example_sizes_with_a_note(capsys
     compilation = compile_kernel(source.kernel, args, "wormhole_n150", shape=source.size_names())
     assert run(compilation, args, reference=source.reference).check.ok
     assert "static_shapes=False" in capsys.readouterr().err
-
-
-SCALE = 3.0
-
-
-def _global_scaled(acc, tile):
-    return SCALE * acc
-
-
-@pytest.mark.parametrize("form", ["closure", "global"])
-def test_numbers_an_epilogue_closes_over_are_known_when_compiling(form):
-    """helion's addmm_autograd passes `lambda acc, tile: alpha * acc + beta * bias[tile]` with `alpha`, `beta`
-    closed over (Helion names them `epilogue.__closure__[i]`), or an epilogue reads its own module's globals
-    (Helion imports that module as `_global_source0`): both were refused as scalars not known when compiling."""
-    import torch
-
-    x, y, bias = torch.randn(128, 64), torch.randn(64, 96), torch.randn(128, 96)
-    alpha, beta = 2.0, 0.5
-
-    def closure(acc, tile):
-        return alpha * acc + beta * bias[tile[0], tile[1]]
-
-    epilogue, expected = {"closure": (closure, alpha * (x @ y) + beta * bias),
-                          "global": (_global_scaled, SCALE * (x @ y))}[form]
-    kernel = load_kernel_file(Path(__file__).parent / "idiom_kernels" / "matmul_epilogue.py").kernel
-    args = (x, y, epilogue)
-    outcome = run(compile_kernel(kernel, args, "wormhole_n150"), args, reference=lambda *_: expected)
-    assert outcome.check.ok, outcome.check

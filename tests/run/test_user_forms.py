@@ -316,6 +316,36 @@ def test_a_tensor_an_epilogue_argument_closes_over_is_an_input(tmp_path):
     assert any("closure" in t.name for t in outcome.program.tensors if t.kind == "input")
 
 
+
+SCALE = 3.0
+
+
+def _global_scaled(acc, tile):
+    return SCALE * acc
+
+
+@pytest.mark.parametrize("form", ["closure", "global"])
+def test_numbers_an_epilogue_closes_over_are_known_when_compiling(tmp_path, form):
+    """helion's addmm_autograd passes `lambda acc, tile: alpha * acc + beta * bias[tile]` with `alpha`, `beta`
+    closed over (Helion names them `epilogue.__closure__[i]`), or an epilogue reads its own module's globals
+    (Helion imports that module as `_global_source0`): both were refused as scalars not known when compiling."""
+    from loom.pipeline import compile as compile_kernel
+    from loom.run import run
+
+    x, y, bias = torch.randn(128, 64), torch.randn(64, 96), torch.randn(128, 96)
+    alpha, beta = 2.0, 0.5
+
+    def closure(acc, tile):
+        return alpha * acc + beta * bias[tile[0], tile[1]]
+
+    epilogue, expected = {"closure": (closure, alpha * (x @ y) + beta * bias),
+                          "global": (_global_scaled, SCALE * (x @ y))}[form]
+    (tmp_path / "kernel.py").write_text(_EPILOGUE_CLOSURE)
+    kernel = load_kernel_file(tmp_path / "kernel.py").kernel
+    args = (x, y, epilogue)
+    outcome = run(compile_kernel(kernel, args, "wormhole_n150"), args, reference=lambda *_: expected)
+    assert outcome.check.ok, outcome.check
+
 _READ_BACK = '''
 import torch, helion, helion.language as hl
 
