@@ -257,8 +257,7 @@ class AccessLowering:
             raise UnsupportedError(
                 "storing one row of a matrix (`out[i, tile_n] = …`, `out[tile_m.begin, :] = …`) is not supported yet: "
                 "the per-core programs write whole tiles, which would overwrite the rows around it; expected the rows "
-                "stored as blocks "
-                "(`out[tile_m, tile_n]`) or a vector output", self.k.location(node))
+                "stored as blocks (`out[tile_m, tile_n]`) or a vector output", self.k.location(node))
         layout = self.vectors.get(node.args[0].args[0]) if target_name(node.args[0]) == "_host_tensor" else None
         target = "row" if row_store or layout == "row" else "column" if layout == "col" or _column_store(index) \
             else None  # how the destination lies in its tiles, where it is one row or one column

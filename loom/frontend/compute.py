@@ -109,7 +109,7 @@ class ComputeLowering:
         if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
             raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported",
                                    self.k.location(node))
-        if index == [None, slice(None)] and len(src.dims) == 1 and not src.expanded:
+        if index == [None, slice(None)] and _a_column(src):
             return self.column_as_row(src, node)
         dims, expanded, source_dim = [], list(src.expanded), 0
         for pos, entry in enumerate(index):
@@ -204,8 +204,7 @@ class ComputeLowering:
             first = self.elementwise_values(node, operands[:2], dims, out_type, op)
             return self.elementwise_values(node, [first, *operands[2:]], dims, out_type, op)
         if len(dims) == 2:  # torch aligns a rank-1 operand with the last dimension: a row
-            operands = [self.column_as_row(o, node) if isinstance(o, Tile) and len(o.dims) == 1 and not o.row
-                        and not o.expanded else o for o in operands]
+            operands = [self.column_as_row(o, node) if _a_column(o) else o for o in operands]
         common = _expanded_in_all(operands, dims)
         if common:  # `max(m[:, None], amax(s, -1, keepdim=True))`: computed without the unit dims all add
             inner = self.elementwise_values(node, [_without_dims(o, common) for o in operands],
@@ -224,8 +223,7 @@ class ComputeLowering:
         body = op.ir if op is not None else None  # None: prims.convert_element_type
         row = any(isinstance(o, Tile) and o.row for o in operands) and len(dims) == 1
         if row:  # a column (a reduction's result) meets a row (`rsqrt(var) * weight[tile_n]`): made a row too
-            operands = [_as_row(self.column_as_row(o, node)) if isinstance(o, Tile) and not o.row
-                        and len(o.dims) == 1 and not o.expanded else o for o in operands]
+            operands = [_as_row(self.column_as_row(o, node)) if _a_column(o) else o for o in operands]
         if row and not all(o.row for o in operands if isinstance(o, Tile)):
             raise UnsupportedError("a rank-1 tile broadcast down rows combined with a rank-1 tile of one value per "
                                    "row; expected both broadcast the same way", self.k.location(node))
@@ -509,6 +507,11 @@ def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
     if widths[source] < widths[to]:
         return builder.insert(arith.ExtFOp(value, to)).result
     return builder.insert(arith.TruncFOp(value, to)).result
+
+
+def _a_column(value: object) -> bool:
+    """A rank-1 tile the per-core programs hold as a column (one value per row), not as a 1 x n row."""
+    return isinstance(value, Tile) and len(value.dims) == 1 and not value.row and not value.expanded
 
 
 def _as_row(tile: Tile) -> Tile:

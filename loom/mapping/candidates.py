@@ -344,7 +344,7 @@ def _tied_product(reuse: list[AccessReuse], per_access: list[list[Transfer]]):
     leaders = sorted(set(owner))
     for choice in itertools.product(*(per_access[i] for i in leaders)):
         picked = dict(zip(leaders, choice))
-        yield tuple(picked[owner[i]] if owner[i] == i or picked[owner[i]].access == r
+        yield tuple(picked[owner[i]] if picked[owner[i]].access == r
                     else dataclasses.replace(picked[owner[i]], tensor=r.tensor, access=r)
                     for i, r in enumerate(reuse))
 
