@@ -93,9 +93,9 @@ def eltwise(arch: Arch, op: ops.Op, tiles: Num, inputs: tuple[str, ...], out: st
     return Stages(tiles, unpack, op_math_cycles(arch, op), pack_cycles(arch, out))
 
 
-def reduce(arch: Arch, op: ops.Op, rows: Num, cols: Num, src: str, out: str) -> Stages:
-    """A row reduction of `rows x cols` tiles into `rows x 1`."""
-    return Stages(rows * cols, (unpack_cycles(arch, src),), op_math_cycles(arch, op), 0,
+def reduce(arch: Arch, op: ops.Op, rows: Num, cols: Num, src: str, out: str, tiles: Num | None = None) -> Stages:
+    """A row reduction of `rows x cols` tiles into `rows x 1` (`tiles` of them read, all by default)."""
+    return Stages(rows * cols if tiles is None else tiles, (unpack_cycles(arch, src),), op_math_cycles(arch, op), 0,
                   drain=rows * pack_cycles(arch, out))
 
 
@@ -128,9 +128,12 @@ def default_fidelity(arch: Arch, *dtypes: str) -> str:
 
 
 def matmul(arch: Arch, m: Num, n: Num, k: Num, dtypes: tuple[str, str, str], fidelity: str | None = None,
-           rows_valid: int | None = None, subblock: tuple[int, int] | None = None) -> Stages:
+           rows_valid: int | None = None, subblock: tuple[int, int] | None = None,
+           products: Num | None = None, out_tiles: Num | None = None) -> Stages:
     """`acc (+)= a @ b` over m x k and k x n tiles in `subblock` (h, w) pieces (None: one piece);
-    `dtypes` = (a, b, acc).
+    `dtypes` = (a, b, acc). `products` of the m n k tile products computed and `out_tiles` of the m n
+    output tiles packed, all by default (an op on live tiles, `loom.backend.program.Live`): the
+    streamed unpacks and the math shrink with the products.
 
     Per K step and subblock, the matmul unpacker (TT-Metal's `_llk_unpack_AB_matmul_`, Wormhole
     and Blackhole alike) keeps one operand's tiles in their source register and streams the other:
@@ -146,11 +149,11 @@ def matmul(arch: Arch, m: Num, n: Num, k: Num, dtypes: tuple[str, str, str], fid
         reuse_a = w >= h
     else:  # a symbolic block (the model): stream the operand that is dearer to unpack, a bound
         reuse_a = u_b >= u_a
-    streamed = m * n
+    streamed = m * n if products is None else products / k  # per K step
     unpack = (subblocks * h * u_a, streamed * u_b) if reuse_a else (streamed * u_a, subblocks * w * u_b)
     product = tile_product_cycles(arch, fidelity, rows_valid)
-    return Stages(k, unpack, m * n * product, 0, setup=subblocks * arch.matrix_engine.fixed_latency_cycles,
-                  drain=m * n * pack_cycles(arch, acc))
+    return Stages(k, unpack, streamed * product, 0, setup=subblocks * arch.matrix_engine.fixed_latency_cycles,
+                  drain=(m * n if out_tiles is None else out_tiles) * pack_cycles(arch, acc))
 
 
 __all__ = ["CostError", "Stages", "datacopy", "default_fidelity", "eltwise", "matmul", "op_math_cycles", "pack_cycles",

@@ -1,4 +1,5 @@
-"""Index expressions of per-core programs: affine in loop variables and the core's coordinates."""
+"""Index expressions of per-core programs: affine in loop variables and the core's coordinates, and the
+block references (`Ref`) instructions name with them."""
 
 from __future__ import annotations
 
@@ -103,3 +104,24 @@ def _aff(value: Idx) -> Affine:
 
 def _affs(values: Iterable[Idx]) -> tuple[Affine, ...]:
     return tuple(Affine.of(v) for v in values)
+
+
+def _set(obj: object, name: str, value: object) -> None:
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A sub-block of a CB's front/back or of a local buffer, in tiles. `rows`/`cols` None means the
+    rest of the declared extent after a constant offset; give them explicitly when the offset
+    depends on a loop variable."""
+
+    name: str
+    row: Idx = 0
+    col: Idx = 0
+    rows: int | None = None
+    cols: int | None = None
+
+    def __post_init__(self) -> None:
+        _set(self, "row", _aff(self.row))
+        _set(self, "col", _aff(self.col))

@@ -36,16 +36,29 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Literal
 
-from loom.backend.index import CORE_VARS, Affine, Coord, Idx, _aff, _affs, cx, cy  # noqa: F401 (re-exported)
+from loom.backend.compute_ops import (  # noqa: F401 (re-exported)
+    Bcast,
+    Binary,
+    BinaryOp,
+    Copy,
+    Fidelity,
+    Fill,
+    Live,
+    Mask,
+    Matmul,
+    Reduce,
+    Scalar,
+    Transpose,
+    Unary,
+    UnaryOp,
+    operands,
+)
+from loom.backend.index import CORE_VARS, Affine, Coord, Idx, Ref, _aff, _affs, _set, cx, cy  # noqa: F401 (re-exported)
 from loom.errors import L1OverflowError, ProgramError  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from loom.arch import Arch
 
-
-
-def _set(obj: object, name: str, value: object) -> None:
-    object.__setattr__(obj, name, value)
 
 
 # --- declarations ------------------------------------------------------------------------------
@@ -107,23 +120,6 @@ class Semaphore:
 
 
 # --- instructions ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ref:
-    """A sub-block of a CB's front/back or of a local buffer, in tiles. `rows`/`cols` None means the
-    rest of the declared extent after a constant offset; give them explicitly when the offset
-    depends on a loop variable."""
-
-    name: str
-    row: Idx = 0
-    col: Idx = 0
-    rows: int | None = None
-    cols: int | None = None
-
-    def __post_init__(self) -> None:
-        _set(self, "row", _aff(self.row))
-        _set(self, "col", _aff(self.col))
 
 
 @dataclass(frozen=True)
@@ -334,124 +330,6 @@ class SemInc:
     def __post_init__(self) -> None:
         if self.core is not None:
             _set(self, "core", _affs(self.core))
-
-
-Fidelity = Literal["LoFi", "HiFi2", "HiFi3", "HiFi4"]
-BinaryOp = str
-"""A binary op of the op table (`loom.ops`, form "binary"): add, sub, mul, div, max, min, ..."""
-UnaryOp = str
-"""A unary op of the op table (form "unary"): exp, log, recip, neg, scale, copy, ..."""
-Bcast = Literal["none", "row", "col", "scalar"]
-
-
-@dataclass(frozen=True)
-class Fill:
-    """`dst[...] = value`."""
-
-    dst: Ref
-    value: float = 0.0
-
-
-@dataclass(frozen=True)
-class Matmul:
-    """`acc (+)= a @ b` (b transposed first if `transpose_b`); `rows_valid` < tile rows prices a
-    thin-M matmul; `subblock` (h, w) splits the output into DST-sized pieces (one fixed latency each)."""
-
-    a: Ref
-    b: Ref
-    acc: Ref
-    accumulate: bool = True
-    fidelity: Fidelity | None = None
-    transpose_b: bool = False
-    subblock: tuple[int, int] | None = None
-    rows_valid: int | None = None
-
-
-@dataclass(frozen=True)
-class Transpose:
-    """`dst = src.T` (the whole block as a matrix)."""
-
-    src: Ref
-    dst: Ref
-
-
-@dataclass(frozen=True)
-class Binary:
-    """`dst = a op b`; `bcast` broadcasts b: "col" = b's first column across columns (per-row
-    values, e.g. a row max), "row" = b's first row down the rows, "scalar" = b[0, 0]."""
-
-    op: BinaryOp
-    a: Ref
-    b: Ref
-    dst: Ref
-    bcast: Bcast = "none"
-
-
-@dataclass(frozen=True)
-class Scalar:
-    """`dst = op(a, value)` for a binary op of `loom.ops` with a constant operand (`reverse`: the
-    constant comes first, `op(value, a)`)."""
-
-    op: BinaryOp
-    a: Ref
-    dst: Ref
-    value: float
-    reverse: bool = False
-
-
-@dataclass(frozen=True)
-class Unary:
-    """`dst = op(src) * scale` for an op of `loom.ops` (`scale` is the identity, so it only multiplies;
-    "copy" converts to dst's dtype)."""
-
-    op: UnaryOp
-    src: Ref
-    dst: Ref
-    scale: float = 1.0
-
-
-@dataclass(frozen=True)
-class Reduce:
-    """Row reduction: `dst[:, 0] = scale * reduce(src, axis=1)` (dst is one tile wide)."""
-
-    op: str  # a reduction of `loom.ops`: "max" or "sum"
-    src: Ref
-    dst: Ref
-    scale: float = 1.0
-
-
-@dataclass(frozen=True)
-class Mask:
-    """`dst = src`, except `fill` at the elements whose position in the kernel's tensor fails `keep`:
-    element (r, c) of the block is at (y, x) = (`row_start` + r, `col_start` + c), in elements, and is
-    kept where every (a, b, k) of `keep` has a·y + b·x + k >= 0. A tail of L rows is (-1, 0, L - 1);
-    a causal mask (query rows, key columns) is (1, -1, 0). A tail's padding takes the identity of the
-    reduction that follows (`loom.frontend.tails`), a causal mask's -inf (`loom.frontend.positions`).
-    With `data` (broadcast by `data_bcast`, as a Binary's b), half-plane i adds `data_coeffs[i]` times
-    the element's value of it: x == label is (0, 1, 0) and (0, -1, 0) with coefficients -1 and 1."""
-
-    src: Ref
-    dst: Ref
-    fill: float
-    row_start: Idx = 0
-    col_start: Idx = 0
-    keep: tuple[tuple[int, int, int], ...] = ()
-    data: Ref | None = None
-    data_bcast: str = "col"
-    data_coeffs: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        _set(self, "row_start", _aff(self.row_start))
-        _set(self, "col_start", _aff(self.col_start))
-        _set(self, "keep", tuple(tuple(int(n) for n in half_plane) for half_plane in self.keep))
-
-
-@dataclass(frozen=True)
-class Copy:
-    """`dst = src`, converting to dst's dtype (a pack)."""
-
-    src: Ref
-    dst: Ref
 
 
 Instr = (Loop | CbReserve | CbPush | CbWait | CbPop | DramRead

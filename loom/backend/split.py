@@ -52,6 +52,7 @@ from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
 from loom.backend.dram_reads import block_reads
 from loom.backend.kept_rows import kept_rows
+from loom.backend.live_tiles import restrict_to_live_tiles
 from loom.backend.padding import padded_shape, whole_tiles
 from loom.backend.prefetched_loads import prefetch_loads
 from loom.backend.shared_blocks import forward, group_rect
@@ -328,7 +329,7 @@ class ProgramBuilder:
                if b.kind == "cb" and self._read_here(b.name)}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()
                    if b.kind == "local"}
-        sems = [P.Semaphore(f"{self.buffers[self._reserve_buffer(c)].name}_{s}")
+        sems = [P.Semaphore(f"{self.buffers[c.dest.owner.buffer].name}_{s}")  # the copy's reserved buffer
                 for c, t in self.transfer_of.items() if t.receivers > 1 for s in ("ready", "valid")]
         if self.split:
             sems += [P.Semaphore(READY), P.Semaphore(VALID)]
@@ -338,10 +339,10 @@ class ProgramBuilder:
         for coord, index in self.cores():
             roles, extra_cbs, extra_locals = self.core_roles(coord, index)
             writer = defer_store_pops(prefetch_loads(list(roles.writer), prefetched), deferred)
-            groups.append(P.CoreGroup((coord,), tuple(cbs.values()) + extra_cbs,
-                                      tuple(locals_.values()) + extra_locals, tuple(sems),
-                                      tuple(roles.reader), tuple(roles.compute), tuple(writer),
-                                      name=f"core {coord}"))
+            buffers = tuple(locals_.values()) + extra_locals
+            groups.append(P.CoreGroup((coord,), tuple(cbs.values()) + extra_cbs, buffers, tuple(sems),
+                                      tuple(roles.reader), restrict_to_live_tiles(roles.compute, buffers),
+                                      tuple(writer), name=f"core {coord}"))
         return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
 
     def _padded(self, arg: SSAValue, shape: list[int]) -> tuple[int, ...]:
@@ -354,9 +355,6 @@ class ProgramBuilder:
         def blocks(label: str) -> int | None:
             return self.trips(lockstep[label].axis)[1] * lockstep[label].spatial if label in lockstep else None
         return padded_shape(arg, shape, self.tile, self.sizes, blocks, within)
-
-    def _reserve_buffer(self, copy: CopyOp) -> SSAValue:
-        return copy.dest.owner.buffer
 
     def core_roles(self, coord: tuple[int, ...], index: dict[str, int]) -> tuple[_Roles, tuple, tuple]:
         """The core's three roles, and the CBs and local buffers its part of a split's combine adds."""

@@ -37,9 +37,15 @@ from loom.mapping.candidates import Candidate, Transfer
 from loom.mapping.passes import repeated_passes
 from loom.mapping.reduction import Split
 from loom.mapping.reuse import index_dependencies
+from loom.model import expr as E
 from loom.ops import CONVERSIONS
 
 Dim = int | str  # a static extent or a loom.sym label
+
+
+def dim_expr(dim: Dim) -> E.Expr:
+    """A dimension as a model expression: a constant or its block-size variable."""
+    return E.Const(dim) if isinstance(dim, int) else E.Var(dim)
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,8 @@ from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import load_engine, read_noc, reading_group, store_noc
 from loom.model import expr as E
-from loom.model.heg import HEG, Combine, Compute, For, Pipe, Primitive, Seq, nodes
+from loom.model.heg import HEG, Combine, Compute, Dim, For, Pipe, Primitive, Seq, dim_expr, nodes
+from loom.model.triangular import TriangularLoops
 
 
 @dataclass
@@ -73,10 +74,6 @@ class Latency:
 
     total: E.Expr
     categories: dict[str, list[E.Expr]] = field(default_factory=dict)  # dram/noc/compute/fixed -> work terms
-
-
-def dim_expr(dim: int | str) -> E.Expr:
-    return E.Const(dim) if isinstance(dim, int) else E.Var(dim)
 
 
 def tiles(shape: tuple, tile: tuple[int, int]) -> E.Expr:
@@ -108,7 +105,7 @@ _COMPUTE_PRICES: dict[tuple[int, Primitive, bool], tuple[Arch, E.Expr]] = {}
 the chip is kept with its price, so an id reused by another chip never matches."""
 
 
-class LatencyModel:
+class LatencyModel(TriangularLoops):
     """Prices one candidate's HEG on one architecture."""
 
     def __init__(self, arch: Arch, candidate: Candidate):
@@ -120,6 +117,8 @@ class LatencyModel:
         self.kept_buffers: dict[str, E.Expr] = {}  # a pass's load buffer -> keep knob: no load when on
         self.stored: set[str] = set()  # tensors the kernel stores: a load of one reads back a core's own blocks
         self.diagonal_masks: list[E.Expr] | None = None  # in a loop to a tile's end: its position masks
+        self.diagonal_live: list[E.Expr] = []  # ... and the ops on its score blocks (run on live tiles)
+        self.diagonal_block: tuple[Dim, Dim] | None = None  # ... and (outer block, own block)
 
     def build(self, heg: HEG) -> Latency:
         self.stored = {p.tensor for node in nodes(heg) if isinstance(node, Pipe) for p in node.stores}
@@ -135,12 +134,17 @@ class LatencyModel:
         if isinstance(heg, Seq):
             return E.add(*[self.latency(item, repeat) for item in heg.items])
         if isinstance(heg, For):
-            outer, self.diagonal_masks = self.diagonal_masks, [] if heg.until is not None else None
+            outer = self.diagonal_masks, self.diagonal_live, self.diagonal_block
+            if heg.until is not None:
+                self.diagonal_masks, self.diagonal_live = [], []
+                self.diagonal_block = (heg.until.block, heg.trips[1])
+            else:
+                self.diagonal_masks, self.diagonal_block = None, None
             try:
                 cycles = self.loop(heg, repeat)
                 return cycles if not self.diagonal_masks else self.diagonal(heg, cycles, repeat)
             finally:
-                self.diagonal_masks = outer
+                self.diagonal_masks, self.diagonal_live, self.diagonal_block = outer
         if isinstance(heg, Compute):
             # a body's leading matmul reads loaded blocks: its unpacking starts while math finishes the
             # instruction before it (the last K step's, in a K loop), so it costs its busiest thread
@@ -186,58 +190,6 @@ class LatencyModel:
             return self.trips_until(loop)
         count = E.ceil_div(dim_expr(extent), dim_expr(block))
         return E.ceil_div(count, loop.spatial) if loop.spatial > 1 else count
-
-    def trips_until(self, loop: For) -> E.Expr:
-        """The average trips of a loop to the enclosing tile's end, rounded up (`twice_trips_until` / 2)."""
-        return E.ceil_div(self.twice_trips_until(loop), 2, label=f"trips of {loop.name}")
-
-    def diagonal(self, loop: For, cycles: E.Expr, repeat: E.Expr) -> E.Expr:
-        """A loop to the enclosing tile's end with its position masks added back: of the key blocks query
-        block i runs, only the r = ceil(outer block / block) that cross the diagonal are masked (one when
-        the key block is the larger); the cores skip the mask on the others, kept whole."""
-        masks = E.mul(self.diagonal_blocks(loop), E.add(*self.diagonal_masks), label="position masks on the diagonal")
-        self.result.categories["compute"].append(E.mul(repeat, masks))
-        return E.add(cycles, masks, label=f"for {loop.name}")
-
-    @staticmethod
-    def diagonal_blocks(loop: For) -> E.Expr:
-        """The key blocks of one outer block that cross the diagonal: r = ceil(outer block / block)."""
-        return E.ceil_div(dim_expr(loop.until.block), dim_expr(loop.trips[1]))
-
-    @classmethod
-    def twice_trips_until(cls, loop: For) -> E.Expr:
-        """Twice the average trips, a whole number. A loop to the enclosing tile's end runs
-        ceil((i + 1) a / b) times in that tile's block i, a the outer block and b its own (one divides
-        the other: `build_model` constrains it); over outer blocks i .. j that averages
-        ((i + j + 1) a / b + r) / 2, r = ceil(a / b) the blocks on the diagonal (exact when b divides a,
-        and over whole groups of b / a outer blocks when a divides b). A core runs a contiguous range of
-        q = ceil(n / c) of the n outer blocks; the last core's, the busiest, average
-        ((2n - q) a / b + r) / 2 trips. With the balance knob on, every core runs pairs i, n - 1 - i:
-        (n a / b + r) / 2 on average. A loop from the enclosing tile's start to its own extent runs
-        ceil((E - i a) / b) times, zero once i a >= E (`from_twice_trips`)."""
-        until, (_, block) = loop.until, loop.trips
-        outer, block = dim_expr(until.block), dim_expr(block)
-        n = E.ceil_div(until.outer_blocks_extent, outer)
-        q = E.ceil_div(n, until.spatial) if until.spatial > 1 else n
-        diagonal = cls.diagonal_blocks(loop)
-        if until.from_start:
-            ranged = E.add(cls.from_twice_trips(until, q, outer, block), diagonal)
-            balanced = E.add(cls.from_twice_trips(until, n, outer, block), diagonal)
-        else:
-            ranged = E.add(E.ceil_div(E.mul(E.add(E.mul(2, n), E.mul(-1, q)), outer), block), diagonal)
-            balanced = E.add(E.ceil_div(E.mul(n, outer), block), diagonal)
-        return ranged if until.spatial == 1 else E.select(E.Knob(until.knob), balanced, ranged)
-
-    @staticmethod
-    def from_twice_trips(until, count: E.Expr, outer: E.Expr, block: E.Expr) -> E.Expr:
-        """Twice the average trips of a loop from the enclosing tile's start over outer blocks 0 .. count - 1
-        (the first core's, the busiest, or all n of them, in pairs): of N = ceil(E / a) blocks of its own
-        extent only k = min(count, N) run, N - i of the loop's a-wide steps each, so twice the average is
-        k (2N - k + 1) a / (count b)."""
-        own = E.ceil_div(until.extent, outer)
-        k = E.minimum(count, own)
-        steps = E.mul(k, E.add(E.mul(2, own), E.mul(-1, k), 1))
-        return E.ceil_div(E.mul(steps, outer), E.mul(count, block))
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
         """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
@@ -528,6 +480,8 @@ class LatencyModel:
         if self.diagonal_masks is not None and prim.ops == ("loom.position_mask",):
             self.diagonal_masks.append(cost_)  # priced once per diagonal block (`diagonal`)
             return E.Const(0)
+        if self.diagonal_masks is not None and self.on_scores(prim):
+            self.diagonal_live.append(cost_)
         self.result.categories["compute"].append(E.mul(repeat, cost_))
         return cost_
 

@@ -26,6 +26,7 @@ from loom.backend.program import (
     Scalar,
     Transpose,
     Unary,
+    operands,
 )
 from loom.cost import Stages
 from loom.errors import LoomError
@@ -37,54 +38,42 @@ Shape = tuple[int, int]
 _FORM = {Binary: "binary", Scalar: "binary", Unary: "unary"}
 
 
-def operands(ins: object) -> tuple[tuple[Ref, ...], tuple[Ref, ...]]:
-    """(inputs, outputs) of a compute op."""
-    if isinstance(ins, Fill):
-        return (), (ins.dst,)
-    if isinstance(ins, Matmul):
-        return (ins.a, ins.b), (ins.acc,)
-    if isinstance(ins, Binary):
-        return (ins.a, ins.b), (ins.dst,)
-    if isinstance(ins, Scalar):
-        return (ins.a,), (ins.dst,)
-    if isinstance(ins, Mask):
-        return (ins.src,) if ins.data is None else (ins.src, ins.data), (ins.dst,)
-    if isinstance(ins, (Transpose, Unary, Reduce, Copy)):
-        return (ins.src,), (ins.dst,)
-    raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
-
-
-def op_stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Callable[[Ref], str]) -> Stages:
+def op_stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Callable[[Ref], str],
+              live: int | None = None) -> Stages:
     """What `ins` asks of the core's unpacker, math and packer threads (`loom.cost`); `shape` and
-    `dtype` resolve an operand."""
+    `dtype` resolve an operand; `live`, for an op on live tiles (`ins.live`), how many of its block's
+    tiles are live."""
     try:
-        return _stages(arch, ins, shape, dtype)
+        return _stages(arch, ins, shape, dtype, live)
     except LoomError as err:
         raise ProgramError(f"{type(ins).__name__}: {err.message}") from None
 
 
-def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Callable[[Ref], str]) -> Stages:
+def _stages(arch: Arch, ins: object, shape: Callable[[Ref], Shape], dtype: Callable[[Ref], str],
+            live: int | None) -> Stages:
     if isinstance(ins, Matmul):
         m, k = shape(ins.a)
         n = shape(ins.acc)[1]
         fidelity = ins.fidelity or cost.default_fidelity(arch, dtype(ins.a), dtype(ins.b))
+        products = out_tiles = None
+        if live is not None:  # live tiles of `a` (rows of products skipped) or of the output
+            products, out_tiles = (live * n, None) if ins.live.buffer == ins.a.name else (live * k, live)
         return cost.matmul(arch, m, n, k, (dtype(ins.a), dtype(ins.b), dtype(ins.acc)), fidelity, ins.rows_valid,
-                           ins.subblock)
-    if isinstance(ins, (Binary, Scalar, Unary)):
-        r, c = shape(ins.dst)
-        op = ops.lookup(_FORM[type(ins)], ins.op)
-        return cost.eltwise(arch, op, r * c, tuple(dtype(s) for s in operands(ins)[0]), dtype(ins.dst))
-    if isinstance(ins, Mask):
-        r, c = shape(ins.dst)
-        return cost.eltwise(arch, ops.lookup("mask", "mask"), r * c, tuple(dtype(s) for s in operands(ins)[0]),
-                            dtype(ins.dst))
+                           ins.subblock, products, out_tiles)
     if isinstance(ins, Reduce):
         r, c = shape(ins.src)
-        return cost.reduce(arch, ops.lookup("reduce", ins.op), r, c, dtype(ins.src), dtype(ins.dst))
+        return cost.reduce(arch, ops.lookup("reduce", ins.op), r, c, dtype(ins.src), dtype(ins.dst), live)
+    r, c = shape(ins.dst)
+    tiles = r * c if live is None else live
+    if isinstance(ins, (Binary, Scalar, Unary)):
+        op = ops.lookup(_FORM[type(ins)], ins.op)
+        return cost.eltwise(arch, op, tiles, tuple(dtype(s) for s in operands(ins)[0]), dtype(ins.dst))
+    if isinstance(ins, Mask):
+        return cost.eltwise(arch, ops.lookup("mask", "mask"), tiles, tuple(dtype(s) for s in operands(ins)[0]),
+                            dtype(ins.dst))
     if isinstance(ins, (Transpose, Copy, Fill)):
-        r, c = shape(ins.dst)
         key = "transpose" if isinstance(ins, Transpose) else "copy"
-        return cost.datacopy(arch, key, r * c, None if isinstance(ins, Fill) else dtype(ins.src), dtype(ins.dst))
+        return cost.datacopy(arch, key, tiles, None if isinstance(ins, Fill) else dtype(ins.src), dtype(ins.dst))
     raise ProgramError(f"expected a compute op, found {type(ins).__name__}")
 
 
@@ -100,10 +89,17 @@ def skips(ins: object, env: dict[str, int], rows: int, cols: int, tile: Shape) -
 
 
 def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np.ndarray], None],
-          shape: Callable[[Ref], Shape], tile: Shape, env: dict[str, int] | None = None) -> None:
+          shape: Callable[[Ref], Shape], tile: Shape, env: dict[str, int] | None = None,
+          dead: np.ndarray | None = None) -> None:
     """Run `ins` on float32 matrices: `read(ref)` gives an input, `read(ref, True)` the current value
     of an output location (a Matmul accumulator), `write(ref, m)` stores a result; `tile` is the
-    tile shape in elements, `env` the loop variables' values (a Mask's position)."""
+    tile shape in elements, `env` the loop variables' values (a Mask's position). `dead`, for an op on
+    live tiles, marks the elements of its `live.buffer`'s block it skips: a reduction or a matmul's
+    `a` reads them as the reduction's identity or zero; an output gets NaN there, so that a consumer
+    which reads them anyway spoils the result instead of passing."""
+    if dead is not None:
+        apply(ins, _skipping(ins, read, dead), _poisoning(ins, write, dead), shape, tile, env)
+        return
     with np.errstate(all="ignore"):
         if isinstance(ins, Fill):
             r, c = shape(ins.dst)
@@ -142,6 +138,26 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
             write(ins.dst, ops.lookup("mask", "mask").numpy(x, keep, ins.fill).astype(np.float32))
         elif isinstance(ins, Copy):
             write(ins.dst, read(ins.src))
+
+
+def _skipping(ins: object, read: Callable[..., np.ndarray], dead: np.ndarray) -> Callable[..., np.ndarray]:
+    """`read` with the dead elements of a reduction's input or a matmul's `a` as what skipping them means."""
+    skipped = ins.src if isinstance(ins, Reduce) else ins.a if isinstance(ins, Matmul) else None
+    if skipped is None or skipped.name != ins.live.buffer:
+        return read
+    value = np.float32(ops.lookup("reduce", ins.op).identity if isinstance(ins, Reduce) else 0.0)
+
+    def skipping(ref: Ref, out: bool = False) -> np.ndarray:
+        m = read(ref, out)
+        return np.where(dead, value, m).astype(np.float32) if ref == skipped and not out else m
+    return skipping
+
+
+def _poisoning(ins: object, write: Callable[[Ref, np.ndarray], None], dead: np.ndarray) -> Callable:
+    """`write` with NaN at the dead elements of an output on live tiles."""
+    def poisoning(ref: Ref, m: np.ndarray) -> None:
+        write(ref, np.where(dead, np.float32(np.nan), m).astype(np.float32) if ref.name == ins.live.buffer else m)
+    return poisoning
 
 
 def _broadcast(b: np.ndarray, bcast: str) -> np.ndarray:

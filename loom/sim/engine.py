@@ -206,7 +206,7 @@ class Simulator(MovementMixin, ComputeMixin):
             self._load_inputs(inputs or {})
         self.cores: dict[tuple[int, ...], CoreState] = {}
         self.roles: list[Role] = []
-        self.compute_cache: dict[tuple[int, int], Any] = {}
+        self.compute_cache: dict[tuple, Any] = {}
         ndims = len(arch.grid.dims)
         for group in program.groups:
             for coord in group.cores:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from loom.backend.program import Mask, Matmul, ProgramError, Ref
+from loom.backend.program import Live, Mask, Matmul, ProgramError, Ref
 from loom.sim.compute import apply, op_stages, operands, skips
 from loom.sim.data import block_to_matrix, matrix_to_block, quantize
 
@@ -40,10 +40,11 @@ class ComputeMixin:
         cb = core.cbs.get(ref.name)
         return cb.dtype if cb is not None else core.buf_dtypes[ref.name]
 
-    def _prepare(self: Any, core: CoreState, ins: Any) -> tuple[tuple, list]:
-        """Cost and operand layout of `ins` on `core`'s group, computed once."""
+    def _prepare(self: Any, core: CoreState, ins: Any, live: int | None = None) -> tuple[tuple, list]:
+        """Cost and operand layout of `ins` on `core`'s group (with `live` of its block's tiles live),
+        computed once."""
         shape = lambda r: self._shape(core, r)  # noqa: E731
-        stages = op_stages(self.arch, ins, shape, lambda r: self._dtype(core, r))
+        stages = op_stages(self.arch, ins, shape, lambda r: self._dtype(core, r), live)
         ins_refs, out_refs = operands(ins)
         local = {b.name for b in core.group.buffers}
         accumulator = ins.acc.name if isinstance(ins, Matmul) else None  # stays in the dest register
@@ -61,13 +62,13 @@ class ComputeMixin:
         return (stages, reads, writes), checks
 
     def _compute(self: Any, role: Role, ins: Any) -> float:
-        core = role.core
-        key = (id(core.group), id(ins))
+        core, env = role.core, role.env
+        dead, live = self._dead(core, env, ins.live) if getattr(ins, "live", None) is not None else (None, None)
+        key = (id(core.group), id(ins), live)
         prepared = self.compute_cache.get(key)
         if prepared is None:
-            prepared = self.compute_cache[key] = self._prepare(core, ins)
+            prepared = self.compute_cache[key] = self._prepare(core, ins, live)
         (stages, reads, writes), checks = prepared
-        env = role.env
         for check in checks:
             ref, out, rows, cols = check[:4]
             r0, c0 = ref.row.eval(env), ref.col.eval(env)
@@ -90,12 +91,25 @@ class ComputeMixin:
             return self.now
         if self.functional:
             apply(ins, lambda r, out=False: self._read(core, env, r, out),
-                  lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile, env)
+                  lambda r, m: self._write_ref(core, env, r, m), lambda r: self._shape(core, r), self.tile, env,
+                  dead)
         end = role.threads.run(stages, self.now, reads, writes)
         role.busy += stages.items * stages.math + stages.setup  # the math thread's work
         if self.tracer:
             self.tracer.slice(core.index, role.thread, type(ins).__name__, self.now, end)
         return end
+
+    def _dead(self: Any, core: CoreState, env: dict[str, int], live: Live) -> tuple[np.ndarray | None, int | None]:
+        """(the dead elements, the live tile count) of an op on live tiles at `env`; (None, None) when
+        every tile is live."""
+        key = ("live", id(core.group), id(live), live.row_start.eval(env), live.col_start.eval(env))
+        known = self.compute_cache.get(key)
+        if known is None:
+            rows, cols = self._shape(core, Ref(live.buffer))
+            tiles = np.array(live.tiles(env, rows, cols, self.tile), dtype=bool)
+            known = self.compute_cache[key] = (None, None) if tiles.all() else (
+                ~np.kron(tiles, np.ones(self.tile, dtype=bool)), int(tiles.sum()))
+        return known
 
     def _slots(self: Any, core: CoreState, env: dict[str, int], ref: Ref,
                out: bool) -> tuple[np.ndarray, int, int]:
