@@ -23,7 +23,7 @@ the same values (TT-Lang does); the simulator prices the live tiles and poisons 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -52,19 +52,22 @@ from loom.backend.program import (
 Shape = tuple[int, int]
 
 
-def restrict_to_live_tiles(compute: Iterable[Instr], buffers: Iterable[Buffer]) -> tuple[Instr, ...]:
+def restrict_to_live_tiles(compute: Iterable[Instr], buffers: Iterable[Buffer],
+                           chosen: Callable[[str], bool]) -> tuple[Instr, ...]:
     """`compute` (a core's compute role) with the ops around each causal mask on live tiles (module
-    docstring); `buffers` are the core's local buffers (CBs are left alone)."""
+    docstring), in the loops to a tile's end whose variable `chosen` accepts (the schedule's `live`
+    knobs); `buffers` are the core's local buffers (CBs are left alone)."""
     role = list(compute)
-    return tuple(_restricted(role, {b.name: (b.rows, b.cols) for b in buffers}, role))
+    return tuple(_restricted(role, {b.name: (b.rows, b.cols) for b in buffers}, role, chosen))
 
 
-def _restricted(body: list[Instr], shapes: dict[str, Shape], role: list[Instr]) -> list[Instr]:
+def _restricted(body: list[Instr], shapes: dict[str, Shape], role: list[Instr],
+                chosen: Callable[[str], bool]) -> list[Instr]:
     out: list[Instr] = []
     for ins in body:
         if isinstance(ins, Loop):
-            inner = _restricted(list(ins.body), shapes, role)
-            if isinstance(ins.count, Trips):  # a loop to an enclosing tile's end: its diagonal is masked
+            inner = _restricted(list(ins.body), shapes, role, chosen)
+            if isinstance(ins.count, Trips) and chosen(ins.var):  # a loop to a tile's end: its diagonal is masked
                 inner = _live_body(inner, shapes, _read_after(role, ins))
             ins = Loop(ins.var, ins.count, tuple(inner))
         out.append(ins)

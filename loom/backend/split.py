@@ -63,7 +63,7 @@ from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
 from loom.mapping.engines import Read, engine_noc, load_engine, read_noc, reading_group, spread_reads, store_noc
 from loom.mapping.reduction import split_loop_op
-from loom.model.heg import Knob, double_buffered, load_buffer
+from loom.model.heg import Knob, double_buffered, live_knob, load_buffer
 
 
 @dataclass
@@ -136,6 +136,7 @@ class ProgramBuilder:
         self.lockstep = {a.axis for a in candidate.axes if a.axis in shared and a.block is not None}
         # loops to a tile's end whose cores run block pairs from both ends (the `balance_` knobs)
         self.balanced = {a.axis for a in candidate.axes if knobs.get(f"balance_{a.axis}")}
+        self.live = lambda loop: bool(knobs.get(live_knob(loop)))  # loops whose score ops run on live tiles
         self.split = candidate.split
         self.split_loop = split_loop_op(self.grid, self.split) if self.split else None
         self.epilogue_buffers = self._epilogue_buffers() if self.split else set()
@@ -341,7 +342,7 @@ class ProgramBuilder:
             writer = defer_store_pops(prefetch_loads(list(roles.writer), prefetched), deferred)
             buffers = tuple(locals_.values()) + extra_locals
             groups.append(P.CoreGroup((coord,), tuple(cbs.values()) + extra_cbs, buffers, tuple(sems),
-                                      tuple(roles.reader), restrict_to_live_tiles(roles.compute, buffers),
+                                      tuple(roles.reader), restrict_to_live_tiles(roles.compute, buffers, self.live),
                                       tuple(writer), name=f"core {coord}"))
         return P.Program(self.arch.name, tuple(tensors), tuple(groups), name=self.candidate.name)
 

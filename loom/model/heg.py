@@ -78,7 +78,7 @@ class Primitive:
 # use the declaration and nothing else: the latency model prices both settings, the L1 constraint
 # sizes the knob's buffers (two slots, or the whole panel), and the backend builds them.
 TILE_PIPE = "tile"  # the tile body's pipe (its knobs: overlap_load_tile, ...)
-KnobKind = Literal["overlap_load", "overlap_store", "hoist", "keep", "balance", "spread"]
+KnobKind = Literal["overlap_load", "overlap_store", "hoist", "keep", "balance", "spread", "live"]
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,10 @@ class Knob:
     `balance`: the cores of a grid axis whose tile's end bounds a device loop take pairs of its
     blocks from both ends (i and n - 1 - i, TTNN's balanced causal split) instead of a range.
     `spread`: a pipe's DRAM reads go over both NoCs, a share of each block's tile rows on the NoC its
-    engine does not drive (`loom.mapping.engines.spread_reads`); its buffers are the loads'."""
+    engine does not drive (`loom.mapping.engines.spread_reads`); its buffers are the loads'.
+    `live`: a device loop to a tile's end with a position mask computes its score ops on the diagonal on
+    live tiles only (`loom.backend.live_tiles`); off, it computes the diagonal block whole, masked, as
+    TTNN's causal SDPA does (its baselines leave it off)."""
 
     name: str
     kind: KnobKind
@@ -242,6 +245,10 @@ class For:
     spatial: int = 1  # temporal loops: cores sharing the axis (trips = ceil(ceil(E/b)/spatial))
     hoist: Hoist | None = None  # the innermost temporal loop: loads it may keep in L1
     until: Until | None = None  # a device loop to an enclosing tile's end
+
+    @property
+    def live_knob(self) -> str:
+        return live_knob(self.name)
 
 
 @dataclass
@@ -515,7 +522,20 @@ def knobs(heg: HEG) -> list[Knob]:
             out.append(node.hoist.declaration)
         if isinstance(node, For) and node.until is not None and node.until.spatial > 1:
             out.append(Knob(node.until.knob, "balance", ()))
+        if isinstance(node, For) and node.until is not None and masks_positions(node):
+            out.append(Knob(node.live_knob, "live", ()))
     return out
+
+
+def live_knob(loop: str) -> str:
+    """The knob that runs the score ops of the loop to a tile's end named `loop` (its variable in the
+    per-core programs) on live tiles (`Knob` kind "live")."""
+    return f"live_tiles_{loop}"
+
+
+def masks_positions(loop: For) -> bool:
+    """Whether a position mask runs in `loop`'s body (a causal key loop's)."""
+    return any(p.ops == ("loom.position_mask",) for n in nodes(loop.child) if isinstance(n, Compute) for p in n.ops)
 
 
 def nodes(heg: HEG):

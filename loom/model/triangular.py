@@ -23,12 +23,14 @@ class TriangularLoops:
         score blocks skip the tiles masked whole (`loom.backend.live_tiles`): of a query block's a rows
         of tiles, against key blocks b tiles wide, a (max(a, b) - 1) / 2 tiles on average (the upper
         triangle of an a x a diagonal, and a key block's reach past the queries when b > a), each
-        costing 1 / (a b) of one a x b block's score ops."""
+        costing 1 / (a b) of one a x b block's score ops, when the loop's `live` knob is on."""
         masks = E.mul(self.diagonal_blocks(loop), E.add(*self.diagonal_masks), label="position masks on the diagonal")
         self.result.categories["compute"].append(E.mul(repeat, masks))
         a, b = (E.ceil_div(dim_expr(d), self.tile[0]) for d in self.diagonal_block)
         skipped = E.ceil_div(E.mul(E.add(*self.diagonal_live, *self.diagonal_masks), E.add(E.maximum(a, b), -1)),
-                             E.mul(2, b), label="dead tiles on the diagonal")
+                             E.mul(2, b))
+        skipped = E.select(E.Knob(loop.live_knob), skipped, E.Const(0),  # off: TTNN's whole diagonal block
+                           label="dead tiles on the diagonal")
         self.result.categories["compute"].append(E.mul(-1, repeat, skipped))
         return E.add(cycles, masks, E.mul(-1, skipped), label=f"for {loop.name}")
 

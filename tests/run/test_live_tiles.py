@@ -67,6 +67,10 @@ def test_a_consumer_that_reads_a_dead_tile_spoils_the_result():
     assert np.isnan(sim.outputs["out"]).any()
 
 
+def _live(role: list, chosen=lambda loop: True) -> tuple:
+    return restrict_to_live_tiles(role, BUFFERS, chosen)
+
+
 def _loop(*body) -> P.Loop:
     return P.Loop("j", P.Trips(P.Affine(0, (("i", 64),)), 64, 4), body)
 
@@ -78,17 +82,17 @@ MASK = P.Mask(P.Ref("s"), P.Ref("s"), float("-inf"), row_start=P.Affine(0, (("i"
 def test_a_max_over_exponentials_keeps_the_body_whole():
     """exp turns the dead tiles' -inf into 0, which a max must read: nothing runs on live tiles."""
     body = [P.Fill(P.Ref("s")), MASK, P.Unary("exp", P.Ref("s"), P.Ref("s")), P.Reduce("max", P.Ref("s"), P.Ref("m"))]
-    assert restrict_to_live_tiles([_loop(*body)], BUFFERS) == (_loop(*body),)
+    assert _live([_loop(*body)]) == (_loop(*body),)
     softmax = body[:3] + [P.Reduce("sum", P.Ref("s"), P.Ref("m"))]
-    restricted = restrict_to_live_tiles([_loop(*softmax)], BUFFERS)[0].body
+    restricted = _live([_loop(*softmax)])[0].body
     assert all(i.live is not None for i in restricted)
 
 
 def test_a_dead_buffer_read_after_the_loop_keeps_the_body_whole():
     body = [P.Fill(P.Ref("s")), MASK, P.Copy(P.Ref("s"), P.Ref("p"))]
     after = P.Binary("add", P.Ref("acc"), P.Ref("p"), P.Ref("acc"))
-    assert restrict_to_live_tiles([_loop(*body), after], BUFFERS)[0] == _loop(*body)
-    assert restrict_to_live_tiles([_loop(*body), P.Fill(P.Ref("p")), after], BUFFERS)[0] != _loop(*body)
+    assert _live([_loop(*body), after])[0] == _loop(*body)
+    assert _live([_loop(*body), P.Fill(P.Ref("p")), after])[0] != _loop(*body)
 
 
 def test_a_matmul_skips_only_zeros_of_its_first_operand():
@@ -96,10 +100,10 @@ def test_a_matmul_skips_only_zeros_of_its_first_operand():
     product = P.Matmul(P.Ref("p"), P.Ref("v"), P.Ref("acc"))
     after_exp = [P.Fill(P.Ref("s")), MASK, P.Unary("exp", P.Ref("s"), P.Ref("s")), P.Copy(P.Ref("s"), P.Ref("p")),
                  product]
-    assert restrict_to_live_tiles([_loop(*after_exp)], BUFFERS)[0].body[-1].live == P.Live(
+    assert _live([_loop(*after_exp)])[0].body[-1].live == P.Live(
         "p", MASK.row_start, MASK.col_start, MASK.keep)
     before_exp = [P.Fill(P.Ref("s")), MASK, P.Copy(P.Ref("s"), P.Ref("p")), product]
-    assert restrict_to_live_tiles([_loop(*before_exp)], BUFFERS) == (_loop(*before_exp),)
+    assert _live([_loop(*before_exp)]) == (_loop(*before_exp),)
 
 
 def test_the_live_tiles_of_a_block_on_the_diagonal():
@@ -115,3 +119,28 @@ def test_the_model_credits_the_dead_tiles_of_the_diagonal():
     best = compiled.ranked[0]
     credit = [t for t in E.walk(best.model.latency.total) if t.label == "dead tiles on the diagonal"]
     assert len(credit) == 1 and E.evaluate(credit[0], best.values) > 0
+
+
+def test_ttnn_s_causal_sdpa_computes_the_diagonal_block_whole():
+    """The `live` knob is the solver's (on for Loom); TTNN's causal SDPA masks its diagonal chunk whole, so its
+    baseline leaves the knob off: no op of its programs runs on live tiles, and its model takes no credit."""
+    from loom.arch import load_arch
+    from loom.baselines.schedules import ttnn_causal_attention
+
+    source = load_kernel_file(CAUSAL)
+    shape = {"B": 1, "H": 2, "KV": 1, "L": 256, "D": 32}
+    args = source.example_args(shape)
+    baseline = ttnn_causal_attention(shape, load_arch("wormhole_n150"), q_chunk=128, k_chunk=128)
+    compiled = compile_kernel(source.kernel, args, baseline.arch, shape=shape, schedule=baseline.schedule)
+    outcome = run(compiled, args, reference=source.reference)
+    assert outcome.check.ok and not _live_ops(outcome.program)
+    credit = [t for t in E.walk(compiled.ranked[0].model.latency.total) if t.label == "dead tiles on the diagonal"]
+    assert len(credit) == 1 and E.evaluate(credit[0], compiled.ranked[0].values) == 0
+    loom = compile_kernel(source.kernel, args, "wormhole_n150", block_sizes={"tile_m": 128, "tile_n": 128})
+    assert loom.schedule.knobs["live_tiles_tile_n_idx"] == 1
+    assert compiled.schedule.knobs["live_tiles_tile_n_idx"] == 0
+
+
+def test_a_loop_whose_knob_is_off_keeps_its_body_whole():
+    body = [P.Fill(P.Ref("s")), MASK, P.Unary("exp", P.Ref("s"), P.Ref("s")), P.Reduce("sum", P.Ref("s"), P.Ref("m"))]
+    assert _live([_loop(*body)], chosen=lambda loop: loop != "j") == (_loop(*body),)
