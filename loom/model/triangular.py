@@ -22,17 +22,30 @@ class TriangularLoops:
         the key block is the larger); the cores skip the mask on the others, kept whole. The ops on the
         score blocks skip the tiles masked whole (`loom.backend.live_tiles`): of a query block's a rows
         of tiles, against key blocks b tiles wide, a (max(a, b) - 1) / 2 tiles on average (the upper
-        triangle of an a x a diagonal, and a key block's reach past the queries when b > a), each
-        costing 1 / (a b) of one a x b block's score ops, when the loop's `live` knob is on."""
+        triangle of an a x a diagonal, and a key block's reach past the queries when b > a), each at the
+        score ops' cost of one tile (`tile_cost`), when the loop's `live` knob is on."""
         masks = E.mul(self.diagonal_blocks(loop), E.add(*self.diagonal_masks), label="position masks on the diagonal")
         self.result.categories["compute"].append(E.mul(repeat, masks))
         a, b = (E.ceil_div(dim_expr(d), self.tile[0]) for d in self.diagonal_block)
-        skipped = E.ceil_div(E.mul(E.add(*self.diagonal_live, *self.diagonal_masks), E.add(E.maximum(a, b), -1)),
-                             E.mul(2, b))
+        per_tile = sum(self.tile_cost(c) for c in self.diagonal_live + self.diagonal_masks)
+        skipped = E.ceil_div(E.mul(per_tile, a, E.add(E.maximum(a, b), -1)), 2)
         skipped = E.select(E.Knob(loop.live_knob), skipped, E.Const(0),  # off: TTNN's whole diagonal block
                            label="dead tiles on the diagonal")
         self.result.categories["compute"].append(E.mul(-1, repeat, skipped))
         return E.add(cycles, masks, E.mul(-1, skipped), label=f"for {loop.name}")
+
+    def tile_cost(self, price: E.Expr) -> int:
+        """What one more tile of the score block adds to a score op's `price`: its price with the key block
+        two tiles wide less one tile wide, the query block one tile tall (a constant, so that the solver
+        multiplies it by block sizes instead of dividing by them); 0 for a price of other block sizes."""
+        outer, own = self.diagonal_block
+        if not (isinstance(outer, str) and isinstance(own, str)):
+            return 0
+        try:
+            one, two = (E.evaluate(price, {outer: self.tile[0], own: n * self.tile[1]}) for n in (1, 2))
+        except KeyError:
+            return 0
+        return max(0, two - one)
 
     @staticmethod
     def diagonal_blocks(loop: For) -> E.Expr:
