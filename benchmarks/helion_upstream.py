@@ -8,8 +8,8 @@ HELION_CHECKOUT is a clone of pytorch/helion (its examples/ folder; not kept in 
 example runs in a process of its own (`--worker`):
 - it is imported with `helion._testing.DEVICE` set to the CPU and `run_example` replaced by a recorder;
 - its `main()` runs with `check` / `test` replaced by recorders of their arguments; each distinct call
-  then runs for real with every integer argument above `--max-size` lowered to it (the examples' sizes
-  reach 262144 x 1024; the simulator carries the data on this machine's CPU). An example whose `main()`
+  then runs for real with every integer argument above `--max-size` lowered to about it (`_capped`; the
+  examples' sizes reach 262144 x 1024; the simulator carries the data on this machine's CPU). An example whose `main()`
   builds its tensors itself has torch's factories lower every dimension above it the same way (`_Capped`);
 - every `run_example(kernels, baseline, args)` it makes (with `bwd=True`, also the gradients: a row
   `NAME backward`, the kernels of the backward pass through Loom too) calls
@@ -79,14 +79,20 @@ def _loom_call(arch: str, log: list, original):
 
 
 def _capped_sizes(value, most: int):
-    """A number, or a list / tuple of numbers (`normalized_shape`), with every size above `most` lowered to it."""
+    """A number, or a list / tuple of numbers (`normalized_shape`), with every size above `most` lowered to about it."""
     if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
         return type(value)(_capped(v, most) for v in value)
     return _capped(value, most)
 
 
 def _capped(value, most: int):
-    return min(value, most) if isinstance(value, int) and not isinstance(value, bool) and value > most else value
+    """A size above `most` lowered to about it, keeping its offset from the nearest multiple of 64 (-32 to
+    +31), so sizes an example derives from one another stay apart as they were (grpo_loss's L + 1 and L:
+    2049 and 2048 become 513 and 512, a vocabulary V and its V - 1 512 and 511)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value <= most:
+        return value
+    offset = value % 64
+    return most + (offset - 64 if offset >= 32 else offset)
 
 
 def _compare(actual, expected, rtol: float, atol: float) -> tuple[bool, str]:
@@ -108,8 +114,8 @@ def _compare(actual, expected, rtol: float, atol: float) -> tuple[bool, str]:
 
 class _Capped:
     """While on (an example's main() builds its own inputs), torch's tensor factories lower every dimension
-    above `most` to it, the same way in every tensor, so shapes that must agree still do (cross_entropy's
-    main() asks for 16384 x 131072 logits and 16384 labels: 512 x 512 and 512)."""
+    above `most` to about it (`_capped`), the same way in every tensor, so shapes that must agree still do
+    (cross_entropy's main() asks for 16384 x 131072 logits and 16384 labels: 512 x 512 and 512)."""
 
     most: int | None = None
 
