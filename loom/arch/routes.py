@@ -42,6 +42,7 @@ class Routes:
 
     def __init__(self, dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement: Placement = None):
         nd = len(dims)
+        self.banks, self._bank_links = banks, {}
         if placement is None:  # the worker grid extended by the banks
             self.lo = [min(0, *(p[d] for p in banks)) for d in range(nd)]
             hi = [max(dims[d] - 1, *(p[d] for p in banks)) for d in range(nd)]
@@ -50,6 +51,18 @@ class Routes:
         else:
             routers, self.lines = placement
             self.lo, self.size = [0] * nd, list(routers)
+
+    def bank_links(self, noc: int, direction: str, core: Coord) -> Counter[Link]:
+        """How often the routes between `core` (a worker) and every bank cross each link of `noc`, reads
+        from the banks or writes to them (`direction`); computed once per core."""
+        key = (noc, direction, core)
+        found = self._bank_links.get(key)
+        if found is None:
+            router, found = self.at(core), Counter()
+            for bank in self.banks:
+                found.update(self.route(noc, *((bank, router) if direction == "read" else (router, bank))))
+            self._bank_links[key] = found
+        return found
 
     def at(self, core: tuple[int, ...]) -> tuple[int, ...]:
         """The router of the worker at grid coordinate `core`."""
@@ -157,13 +170,9 @@ def _loads(dims: tuple[int, ...], banks: tuple[tuple[int, ...], ...], placement:
     """Each link's share of all-to-all traffic between the banks and `cores` (bytes per byte)."""
     topology = _routes(dims, banks, placement)
     load: Counter[Link] = Counter()
-    pairs = 0
-    for bank in banks:
-        for core in cores:
-            router = topology.at(core)
-            src, dst = (bank, router) if direction == "read" else (router, bank)
-            load.update(topology.route(noc, src, dst))
-            pairs += 1
+    for core in cores:
+        load.update(topology.bank_links(noc, direction, core))
+    pairs = len(banks) * len(cores)
     return {link: n / pairs for link, n in load.items()}
 
 

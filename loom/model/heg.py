@@ -539,13 +539,15 @@ def masks_positions(loop: For) -> bool:
 
 
 def nodes(heg: HEG):
-    """Every node of `heg`, parents before children."""
-    yield heg
-    if isinstance(heg, Seq):
-        for item in heg.items:
-            yield from nodes(item)
-    elif isinstance(heg, (For, Pipe)):
-        yield from nodes(heg.child)
+    """Every node of `heg`, parents before children (depth first, in order)."""
+    stack = [heg]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, Seq):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, (For, Pipe)):
+            stack.append(node.child)
 
 
 def pretty(heg: HEG, indent: int = 0) -> str:
