@@ -128,14 +128,29 @@ def senders(used: tuple[int, ...], group: tuple[int, ...]) -> tuple[tuple[int, .
 
 def bank_positions(arch: Arch, noc: int) -> tuple[tuple[int, ...], ...]:
     """Where NoC `noc` reaches each bank (router coordinates)."""
-    positions = arch.dram.noc1_bank_positions if noc == 1 else None
-    return tuple(tuple(p) for p in positions or arch.dram.bank_positions)
+    return _described(arch)[0][noc == 1]
+
+
+def _described(arch: Arch) -> tuple[tuple, Placement]:
+    """(bank positions on NoC 0 and NoC 1, the router placement) of `arch` as tuples, made once per
+    description (the model asks for them for every load of every candidate)."""
+    known = _DESCRIBED.get(id(arch))
+    if known is None or known[0] is not arch:
+        positions = tuple(tuple(tuple(p) for p in (which or arch.dram.bank_positions))
+                          for which in (None, arch.dram.noc1_bank_positions))
+        placement = None if arch.noc.routers is None else (
+            tuple(arch.noc.routers), tuple(tuple(line) for line in arch.noc.worker_routers))
+        if len(_DESCRIBED) > 64:
+            _DESCRIBED.clear()
+        known = _DESCRIBED[id(arch)] = (arch, (positions, placement))
+    return known[1]
+
+
+_DESCRIBED: dict[int, tuple] = {}  # id(arch) -> (arch, what `_described` made of it): the arch kept alive
 
 
 def _placement(arch: Arch) -> Placement:
-    if arch.noc.routers is None:
-        return None
-    return tuple(arch.noc.routers), tuple(tuple(line) for line in arch.noc.worker_routers)
+    return _described(arch)[1]
 
 
 @cache
