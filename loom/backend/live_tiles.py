@@ -78,12 +78,10 @@ def _read_after(role: list[Instr], loop: Loop) -> set[str]:
     """The buffers whose next use after `loop` may be a read: the first compute op outside it that touches
     them, in program order from the loop's end and around again from the role's start (an enclosing loop
     runs the ops before it next), reads them."""
-    ordered = [i for i in walk(role) if isinstance(i, COMPUTE_OPS)]
-    inside = {id(i) for i in walk(loop.body)}
-    at = [n for n, i in enumerate(ordered) if id(i) in inside]
-    if not at:
-        return set()
-    rest = ordered[at[-1] + 1:] + ordered[:at[0]]
+    flat = list(walk(role))
+    start = next(n for n, i in enumerate(flat) if i is loop)
+    end = start + 1 + sum(1 for _ in walk(loop.body))
+    rest = [i for i in flat[end:] + flat[:start] if isinstance(i, COMPUTE_OPS)]
     return {name for name in {r.name for i in rest for r in _io(i)[0]} if _read_first(rest, name)}
 
 
