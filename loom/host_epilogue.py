@@ -37,8 +37,11 @@ def host_code_line(kernel: object, outputs: set[str]) -> int | None:
     return def_line if host.names and not outputs <= set(host.names) else None
 
 
-def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor]) -> object:
-    """What `kernel(*args)` returns when its device loop writes `results` (tensor name -> its value)."""
+def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor],
+                  block_sizes: dict[str, int] | None = None) -> object:
+    """What `kernel(*args)` returns when its device loop writes `results` (tensor name -> its value).
+    `block_sizes` (tile label -> size): the ones the device loop ran with, given to the host code's
+    `hl.register_block_size` where a grid loop takes its block from one (`loom.frontend.partials`)."""
     import helion
 
     fn = kernel.fn
@@ -47,6 +50,7 @@ def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor])
     definition.decorator_list = []
     at = device_loops(definition)[-1]
     loop = definition.body[at]
+    _registered_block_sizes(definition, loop, block_sizes or {})
     definition.body[at] = ast.copy_location(ast.parse(f"{_FILL}(locals())").body[0], loop)
     where = SourceLocation(path, loop.lineno, lines[loop.lineno - 1].rstrip())
     namespace = dict(fn.__globals__)
@@ -77,9 +81,32 @@ def _kernel_source(fn) -> tuple[str, list[str], int] | None:
     return path, lines, def_line_of(lines, fn.__code__.co_firstlineno)
 
 
+def _registered_block_sizes(definition: ast.FunctionDef, loop: ast.For, block_sizes: dict[str, int]) -> None:
+    """Replace `m_block = hl.register_block_size(…)` by the size the device loop ran with, where the loop
+    takes its block from it (`for tile in hl.tile(m, block_size=m_block)`, or one entry of a list): Helion's
+    eager mode would give the whole dimension, and a per-tile partials tensor sized by it
+    (`loom.frontend.partials`) would then not hold the slices the device wrote."""
+    chosen: dict[str, int] = {}
+    iterator, targets = loop.iter, loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
+    given = next((k.value for k in getattr(iterator, "keywords", []) if k.arg == "block_size"), None)
+    sizes = given.elts if isinstance(given, (ast.List, ast.Tuple)) else [given]
+    for target, size in zip(targets, sizes if len(sizes) == len(targets) else []):
+        if isinstance(target, ast.Name) and isinstance(size, ast.Name) and target.id in block_sizes:
+            chosen[size.id] = block_sizes[target.id]
+    for i, statement in enumerate(definition.body):
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id in chosen \
+                and "register_block_size" in ast.unparse(statement.value):
+            value = ast.Constant(chosen[statement.targets[0].id])
+            definition.body[i] = ast.copy_location(ast.Assign(statement.targets, value), statement)
+
+
 def _fill(local: dict, results: dict[str, torch.Tensor], at: SourceLocation) -> None:
     for name, value in results.items():
         tensor = local.get(name)
+        if isinstance(tensor, torch.Tensor) and value.dim() == tensor.dim() and tensor.shape != value.shape \
+                and all(t <= v for t, v in zip(tensor.shape, value.shape)):
+            value = value[tuple(slice(0, t) for t in tensor.shape)]  # per-tile partials: the chosen block's slices
         if not isinstance(tensor, torch.Tensor) or tensor.numel() != value.numel():
             raise UnsupportedError(f"the device loop writes `{name}`, which the host code does not hold as a tensor "
                                    f"of {value.numel()} elements where the loop stands; expected the tensors the loop "

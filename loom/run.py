@@ -165,7 +165,7 @@ def kernel_values(compilation: Compilation, program: Program, outputs: dict[str,
     shapes = tensor_shapes(compilation)
     results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], shapes))
                for t in program.tensors if t.kind == "output"}
-    return run_host_code(compilation.kernel, args, results)
+    return run_host_code(compilation.kernel, args, results, compilation.schedule.block_sizes)
 
 
 def _returned(compilation: Compilation) -> list[str]:

@@ -31,6 +31,7 @@ ISSUE17_EXAMPLES = {
     "upper_row_sums": ({"M": 96, "N": 200}, True),  # a loop from the row block's start (issue 19)
     "welford": ({"M": 96, "N": 200}, True),  # two columns of one tile stored (gathered into one block)
     "batch_norm": ({"M": 200, "N": 96}, True),  # column statistics (`x.sum(0)`) broadcast down rows; a row tail
+    "rms_norm_backward": ({"M": 200, "N": 96}, True),  # per-tile partials sized by the solver's row block
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -10,6 +10,7 @@ import torch.fx
 from loom.errors import UnsupportedError
 from loom.frontend.batch_blocks import tile_symbol
 from loom.frontend.helion import TracedKernel
+from loom.frontend.partials import is_tile_id
 from loom.frontend.tiles import IDENTITY, target_name
 
 
@@ -21,13 +22,14 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor], batch
     blocks (`lse[tile_b, tile_m]`, see `batch_blocks`) is a batch of such vectors, laid out the same way in
     each slice."""
     layouts: dict[str, str] = {}
+    grid_symbols = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
     for graph in kernel.graphs():
         for node in graph.nodes:
             if target_name(node) not in ("load", "store") or target_name(node.args[0]) != "_host_tensor":
                 continue
             name = node.args[0].args[0]
             index = list(node.args[1])
-            if name not in tensors or not _a_vector(tensors[name], index, batch_symbols):
+            if name not in tensors or not _a_vector(tensors[name], index, batch_symbols, grid_symbols):
                 continue
             vector_index = index[tensors[name].dim() - 1:]
             row = (vector_index and vector_index[0] is None) or _used_as_row(node) or _stores_a_row(node)
@@ -39,12 +41,14 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor], batch
     return layouts
 
 
-def _a_vector(tensor: torch.Tensor, index: list, batch_symbols: set) -> bool:
-    """A rank-1 tensor, or one whose index starts with a batch block for every dimension but the last."""
+def _a_vector(tensor: torch.Tensor, index: list, batch_symbols: set, grid_symbols: set) -> bool:
+    """A rank-1 tensor, or one whose index starts with a batch block, or a grid loop's `tile.id` (per-tile
+    partials, `loom.frontend.partials`), for every dimension but the last."""
     if tensor.dim() == 1:
         return True
     leading = index[:tensor.dim() - 1]
-    return len(index) >= tensor.dim() and all(tile_symbol(e) in batch_symbols for e in leading)
+    return len(index) >= tensor.dim() and all(tile_symbol(e) in batch_symbols or is_tile_id(e, grid_symbols)
+                                              for e in leading)
 
 
 def _stores_a_row(store: torch.fx.Node) -> bool:

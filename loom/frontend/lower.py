@@ -61,6 +61,7 @@ from loom.frontend.global_tensors import check_read_back, laid_out, vector_layou
 from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
+from loom.frontend.partials import partial_sizes
 from loom.frontend.positions import PositionLowering
 from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, HELD_AS, IDENTITY, INDEX, Tile, argument_type, element_type, target_name
@@ -112,8 +113,9 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
             if not all(isinstance(d, int) for d in t.shape):
                 raise UnsupportedError(
                     f"tensor `{name}` has sizes {list(t.shape)}, some of which Helion leaves symbolic (computed "
-                    "from a scalar argument?); expected static sizes (Loom compiles for the sizes of the example "
-                    "arguments)", k.line_location(_def_line(k)))
+                    "from a scalar argument or a block size?); expected static sizes (Loom compiles for the sizes of "
+                    "the example arguments), or one slice per tile of a grid loop sized by its block and indexed "
+                    f"only by its id (`{name}[tile.id, :]`, per-tile partials)", k.line_location(_def_line(k)))
         filled_in = written_arguments(self.k)  # outputs the caller passed in
         check_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
@@ -158,15 +160,23 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         for g in graphs:
             for n in g.nodes:
                 if target_name(n) == "_host_tensor" and n.args[0] not in used:
-                    used[n.args[0]] = self._static(n.meta["val"])
+                    used[n.args[0]] = self._static(n.args[0], n.meta["val"])
         return used
 
-    def _static(self, tensor: torch.Tensor) -> torch.Tensor:
+    def _static(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
         """A tensor the host code creates, with sizes computed from scalar arguments (`torch.empty([batch,
-        heads, ...])`) replaced by the arguments' values; unchanged when a size stays unknown."""
+        heads, ...])`) replaced by the arguments' values, or sized by a grid loop's block at its largest (per-tile
+        partials, `loom.frontend.partials`); unchanged when a size stays unknown."""
         sizes = [d if isinstance(d, int) else _scalar_value(d.node.expr, self.k.scalars) for d in tensor.shape]
-        if not all(isinstance(d, int) for d in sizes) or all(isinstance(d, int) for d in tensor.shape):
+        if all(isinstance(d, int) for d in tensor.shape):
             return tensor
+        if not all(isinstance(d, int) for d in sizes):
+            grid = [self.k.blocks[i] for i in self.k.grid_block_ids]
+            accesses = [n for g in self.k.graphs() for n in g.nodes if target_name(n) in ("load", "store")
+                        and target_name(n.args[0]) == "_host_tensor" and n.args[0].args[0] == name]
+            partials = partial_sizes(tensor, accesses, {b.symbol for b in grid if b.fixed is None},
+                                     {b.symbol: b.extent for b in grid}, self.alignment)
+            return tensor if partials is None else partials
         return torch.empty(sizes, dtype=tensor.dtype, device="meta")
 
     # ------------------------------------------------------------ block sizes

@@ -29,5 +29,8 @@ def test_example_matches_reference_in_interpret_mode(name, monkeypatch):
     source = load_kernel_file(EXAMPLES / f"{name}.py")
     args = source.example_args(ISSUE17_EXAMPLES[name][0])
     result, expected = source.kernel(*args), source.reference(*args)
-    assert result.shape == expected.shape and result.dtype == expected.dtype
-    torch.testing.assert_close(result.float(), expected.float(), atol=1e-4, rtol=1e-4)
+    results, expected = (result, expected) if isinstance(expected, tuple) else ((result,), (expected,))
+    assert len(results) == len(expected)
+    for got, want in zip(results, expected):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        torch.testing.assert_close(got.float(), want.float(), atol=1e-4, rtol=1e-4)
