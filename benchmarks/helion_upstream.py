@@ -20,9 +20,11 @@ example runs in a process of its own (`--worker`):
 - a kernel the example calls itself (`out = kernel(x)` then its own assertions) runs through Loom too, and
   passes when the example's own checks hold (a row without arguments).
 Each row gives the compile time of stages 2-6 (Helion's trace, stage 1, apart).
-Outcomes: `pass`, `mismatch` (max |error| over the tolerance), `refusal` (a Loom error naming the user's
-construct; first line shown), `internal` (any other exception inside Loom: a Loom bug), `example` (the
-example fails outside Loom: its own host code, imports, CUDA-only calls), `timeout`.
+Outcomes: `pass`, `pass-fp32` (a mismatch with an example's float16 / bfloat16 baseline where Loom's result
+matches that baseline run in float32, at the same tolerance, and the example's baseline does not: the
+baseline's rounding is off, not Loom's), `mismatch` (max |error| over the tolerance), `refusal` (a Loom
+error naming the user's construct; first line shown), `internal` (any other exception inside Loom: a Loom
+bug), `example` (the example fails outside Loom: its own host code, imports, CUDA-only calls), `timeout`.
 """
 
 from __future__ import annotations
@@ -258,7 +260,7 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
                 helion.Kernel.__call__ = _loom_call(arch, log, original)
                 try:
                     ok, message = check(fn, reference, args, *tolerance)
-                    outcome = "pass" if ok else "mismatch"
+                    outcome = ok if isinstance(ok, str) else "pass" if ok else "mismatch"
                 except LoomFailed as failed:
                     outcome, message = _loom_outcome(failed)
                 except Exception as err:  # noqa: BLE001
@@ -272,9 +274,39 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
     return [r for r in rows if not (r.get("args") is None and r["kernel"] in covered and r["outcome"] == "pass")]
 
 
-def _forward(fn, reference, args, rtol: float, atol: float) -> tuple[bool, str]:
-    """The kernel's outputs against the baseline's (what `run_example` checks first)."""
-    return _compare(fn(*args), reference(*args), rtol, atol)
+def _forward(fn, reference, args, rtol: float, atol: float) -> tuple[bool | str, str]:
+    """The kernel's outputs against the baseline's (what `run_example` checks first); on a mismatch, against
+    the baseline run in float32 (`_in_float32`)."""
+    got = fn(*args)
+    ok, message = _compare(got, reference(*args), rtol, atol)
+    if ok or not _low_precision(args):
+        return ok, message
+    exact = reference(*_in_float32(args))
+    return _against_float32(_compare(got, exact, rtol, atol), _compare(reference(*args), exact, rtol, atol), message)
+
+
+def _low_precision(args) -> bool:
+    import torch
+
+    return any(isinstance(a, torch.Tensor) and a.dtype in (torch.float16, torch.bfloat16) for a in args)
+
+
+def _in_float32(args) -> tuple:
+    """`args` with every float16 / bfloat16 tensor in float32 (a leaf that requires a gradient stays one)."""
+    import torch
+
+    return tuple(a.detach().float().requires_grad_(a.requires_grad)
+                 if isinstance(a, torch.Tensor) and a.dtype in (torch.float16, torch.bfloat16) else a for a in args)
+
+
+def _against_float32(loom: tuple[bool, str], baseline: tuple[bool, str], message: str) -> tuple[bool | str, str]:
+    """Outcome `pass-fp32` where Loom's result matches the baseline computed in float32 at the example's
+    tolerance and the example's own low-precision baseline does not (its rounding, not Loom's, is off); else
+    the mismatch with the example's baseline stands."""
+    if loom[0] and not baseline[0]:
+        return "pass-fp32", (f"matches the baseline run in float32; the example's own low-precision baseline is "
+                             f"off from that one ({baseline[1]})")
+    return False, message
 
 
 def _backward(fn, reference, args, rtol: float, atol: float) -> tuple[bool, str]:
@@ -292,8 +324,15 @@ def _backward(fn, reference, args, rtol: float, atol: float) -> tuple[bool, str]
     got = torch.autograd.grad(fn(*args), leaves, grad_output, allow_unused=True)
     if [g is None for g in got] != [w is None for w in want]:
         return False, "gradients exist for other arguments than the baseline's"
-    ok, message = _compare([g for g in got if g is not None], [w for w in want if w is not None], rtol, atol)
-    return ok, message if not ok else "gradients match the baseline's"
+    got, want = [g for g in got if g is not None], [w for w in want if w is not None]
+    ok, message = _compare(got, want, rtol, atol)
+    if ok or not _low_precision(args):
+        return ok, message if not ok else "gradients match the baseline's"
+    args32 = _in_float32(args)
+    exact = torch.autograd.grad(reference(*args32), [a for a in args32 if isinstance(a, torch.Tensor)
+                                                     and a.requires_grad], grad_output.float(), allow_unused=True)
+    exact = [g for g in exact if g is not None]
+    return _against_float32(_compare(got, exact, rtol, atol), _compare(want, exact, rtol, atol), message)
 
 
 def _loom_outcome(failed: LoomFailed) -> tuple[str, str]:
@@ -356,7 +395,8 @@ def main() -> None:
         print(f"compile time (stages 2-6) of the kernels Loom compiled: at most {max(compiled):.2f} s")
     counts = Counter(r["outcome"] for r in rows)
     print(f"{len(rows)} kernels in {len(paths)} examples on {options.arch}: "
-          + ", ".join(f"{k} {counts[k]}" for k in ("pass", "mismatch", "refusal", "internal", "example", "timeout")
+          + ", ".join(f"{k} {counts[k]}" for k in ("pass", "pass-fp32", "mismatch", "refusal", "internal", "example",
+                                                   "timeout")
                       if counts[k]))
 
 
