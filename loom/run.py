@@ -81,6 +81,8 @@ def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.nd
         data = array.detach().float().numpy()
         if tensor.vector is not None and len(tensor.shape) == 2 and data.ndim > 1:  # a flat view (`x.view(-1)`)
             data = data.reshape(-1)
+        if tensor.vector == "scalar" and data.ndim == len(tensor.shape) - 2:  # one value per batch slice
+            data = data[..., None, None]
         if tensor.vector is not None and data.ndim == len(tensor.shape) - 1:  # a vector, or a batch of them
             data = np.expand_dims(data, -2 if tensor.vector == "row" else -1)
         if data.ndim != len(tensor.shape):  # an argument the host code reshaped (`x.reshape(b * m, k)`)
@@ -226,8 +228,9 @@ def _worst(checks: list[Check]) -> Check:
 def _kernel_value(output, data: np.ndarray, shapes: dict[str, tuple[int, ...]]) -> np.ndarray:
     """A simulated output in the kernel's shape: the tile padding dropped, a vector's unit dim removed."""
     data = data[tuple(slice(0, s) for s in shapes.get(output.name, data.shape))]
-    if output.vector is not None:  # a vector output held as a row or column
-        data = data[..., 0, :] if output.vector == "row" else data[..., 0]
+    if output.vector is not None:  # a vector output held as a row or column, or one value per batch slice
+        data = {"row": lambda: data[..., 0, :], "col": lambda: data[..., 0], "scalar": lambda: data[..., 0, 0]}[
+            output.vector]()
     return data
 
 

@@ -78,7 +78,8 @@ class Tensor:
     dtype: str
     kind: Literal["input", "output", "scratch"] = "input"
     valid: tuple[int, ...] | None = None
-    vector: Literal["row", "col"] | None = None  # the kernel's rank-1 tensor, held as a 1 x n row or n x 1 column
+    vector: Literal["row", "col", "scalar"] | None = None  # the kernel's rank-1 tensor, held as a 1 x n row or n x 1
+    # column, or as one 1 x 1 matrix per value (a value per batch slice, `advantages[tile_b]`)
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,8 @@ class AccessLowering:
                     tile_dims.append(block)
             else:
                 raise UnsupportedError(f"index entry {entry!r} is not supported", self.k.location(node))
+        if not kept:  # one value per batch slice (`advantages[tile_b]`): a tile of one
+            kept, tile_dims = [len(global_shape) - 1], [1]
         row_at_position = row_at_position and kept[-1:] == [len(global_shape) - 1]
         if row_at_position:  # `x[tile_m.begin, :]`: one row of a matrix, whose values lie along a row of its tiles
             kept.insert(len(kept) - 1, len(global_shape) - 2)
@@ -122,6 +124,8 @@ class AccessLowering:
         layout = self.vectors.get(tensor.args[0]) if target_name(tensor) == "_host_tensor" else None
         if layout is None:
             return index
+        if layout == "scalar":  # one value per batch slice: a 1 x 1 matrix each
+            return [*index, 0, 0]
         batch = tensor.meta["val"].dim() - 1  # a batch of vectors: its batch entries first, as they are
         lead, index = index[:batch], index[batch:]
         entries = [e for e in index if e is not None]
@@ -239,7 +243,8 @@ class AccessLowering:
         read = self.located(ReadOp(view, result_type), node).result
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
             read.name_hint = f"{ir_name(node.args[0].args[0])}_tile"
-        return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > len(self.dims_of(node.meta["val"].shape)))
+        held = len(self.dims_of(node.meta["val"].shape))
+        return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > held > 0)  # (held 0: one value, a tile of one)
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]

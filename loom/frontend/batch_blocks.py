@@ -37,6 +37,7 @@ def _indexed_dims(kernel: TracedKernel) -> tuple[set[int], set[int]]:
     by_symbol = {b.symbol: b.block_id for b in kernel.blocks.values()}
     leading: set[int] = set()
     trailing: set[int] = set()
+    scalars: set[int] = set()  # blocks that index a rank-1 tensor (`advantages[tile_b]`)
     for graph in kernel.graphs():
         for node in graph.nodes:
             if target_name(node) not in ("load", "store") or target_name(node.args[0]) != "_host_tensor":
@@ -50,9 +51,12 @@ def _indexed_dims(kernel: TracedKernel) -> tuple[set[int], set[int]]:
                 if block is not None:
                     if dim < len(index) - 2:
                         leading.add(block)
+                    elif len(index) == 1:
+                        scalars.add(block)
                     elif dim == len(index) - 1:
                         trailing.add(block)
-    return leading, trailing
+    # a block that also indexes a leading dimension reads one value of a rank-1 tensor per batch slice
+    return leading, trailing | (scalars - leading)
 
 
 def tile_symbol(entry: object) -> object:

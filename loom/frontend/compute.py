@@ -106,6 +106,9 @@ class ComputeLowering:
                 raise UnsupportedError(f"a rank-1 tile broadcast down rows elsewhere is indexed {index} here; "
                                        "expected `[None, :]`", self.k.location(node))
             return Tile(src.value, src.dims)
+        if src.dims == [1] and not self.dims_of(node.args[0].meta["val"].shape) and all(e is None for e in index):
+            # one value per batch slice, held as a tile of one (`advantages[tile_b][:, None]`)
+            return Tile(src.value, [1] * len(index), tuple(range(1, len(index))))
         if any(e is not None and e != slice(None) for e in index) or sum(e is None for e in index) == 0:
             raise UnsupportedError("only `x[:, None]`-style broadcasting subscripts are supported",
                                    self.k.location(node))

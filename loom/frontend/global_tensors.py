@@ -20,7 +20,8 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor], batch
     down the rows, `w[None, :]`, or `acc + b[tile_n]` by torch's broadcasting): by how the kernel indexes
     and uses it, the same way at every access. A tensor whose leading dimensions are all indexed by batch
     blocks (`lse[tile_b, tile_m]`, see `batch_blocks`) is a batch of such vectors, laid out the same way in
-    each slice."""
+    each slice; a rank-1 tensor indexed only by a batch block (`advantages[tile_b]`: one value per slice) is
+    "scalar", a 1 x 1 matrix per value."""
     layouts: dict[str, str] = {}
     grid_symbols = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
     for graph in kernel.graphs():
@@ -32,6 +33,12 @@ def vector_layouts(kernel: TracedKernel, tensors: dict[str, torch.Tensor], batch
             if name not in tensors or not _a_vector(tensors[name], index, batch_symbols, grid_symbols):
                 continue
             vector_index = index[tensors[name].dim() - 1:]
+            if tensors[name].dim() == 1 and len(index) == 1 and tile_symbol(index[0]) in batch_symbols:
+                layout = "scalar"  # one value per batch slice (`advantages[tile_b]`): a 1 x 1 matrix each
+                if layouts.setdefault(name, layout) != layout:
+                    raise UnsupportedError(f"the rank-1 tensor `{name}` is indexed both by a batch tile and by "
+                                           "other tiles; expected one of them at every access", kernel.location(node))
+                continue
             row = (vector_index and vector_index[0] is None) or _used_as_row(node) or _stores_a_row(node)
             layout = "row" if row else "col"
             if layouts.setdefault(name, layout) != layout:
@@ -113,7 +120,7 @@ def _rank(node: torch.fx.Node) -> int | None:
 def laid_out(shape: list[int], layout: str | None) -> list[int]:
     """A tensor's shape as the per-core programs hold it: a vector (or a batch of them) gains a unit
     dimension, before its last (a row) or after it (a column)."""
-    return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1]}[layout]
+    return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1], "scalar": [*shape, 1, 1]}[layout]
 
 
 def _host_accesses(kernel: TracedKernel) -> dict[str, dict[str, list[torch.fx.Node]]]:

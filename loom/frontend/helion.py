@@ -336,12 +336,22 @@ def _with_static_shapes(kernel):
     return helion.Kernel(kernel.fn, configs=kernel.configs, settings=settings)
 
 
+def _leading_part(view: torch.Tensor) -> bool:
+    """A view that keeps the first elements of each dimension of its base, with the base's strides
+    (`logits[:, :-1, :]`): its element [i, j, k] is the base's [i, j, k]."""
+    base = view._base
+    return view.storage_offset() == 0 and view.dim() == base.dim() and view.stride() == base.stride() \
+        and all(v <= b for v, b in zip(view.shape, base.shape))
+
+
 def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first_line: int, at) -> dict:
     """Tensors the device code reads that the host code made as views of others (`x_2d = x.reshape(…)`).
     A contiguous reshape of a contiguous argument is the argument's memory seen with another shape: it is
-    returned as {view: (argument, its fake tensor)}. A contiguous reshape of a tensor the host code creates
-    (`out_flat = out.view(-1)`) is an output of its own, which `loom run` hands back to the host code
-    (`loom.host_epilogue`). Any other view is refused at the line that makes it."""
+    returned as {view: (argument, its fake tensor)}. A leading part of an argument (`x[:, :-1, :]`, indexed
+    from 0 with the argument's strides) is the argument itself: {view: (argument, the argument's fake)}. A
+    contiguous reshape of a tensor the host code creates (`out_flat = out.view(-1)`) is an output of its own,
+    which `loom run` hands back to the host code (`loom.host_epilogue`). Any other view is refused at the line
+    that makes it."""
     aliases = {}
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
@@ -354,6 +364,9 @@ def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first
                 if val.is_contiguous() and val._base.is_contiguous():
                     if base is not None:
                         aliases[name] = (base, val)
+                    continue
+                if base is not None and _leading_part(val):  # `x[:, :-1, :]`: indexed as `x` is, from 0
+                    aliases[name] = (base, val._base)
                     continue
                 pattern = re.compile(rf"^\s*{re.escape(name)}\s*(:[^=]*)?=[^=]")
                 line = next((first_line + i for i, text in enumerate(lines[first_line - 1:]) if pattern.match(text)),

@@ -6,7 +6,10 @@ lowering keeps such a value as a `Position`. A comparison of two is a `Predicate
 of half-planes `form >= 0` (`&` adds half-planes; `~` negates a single one). `torch.where(pred, x, c)`
 with a number `c` (or `torch.where(pred, c, x)`, `x.masked_fill(pred, c)`) becomes one
 `linalg.generic` whose body is `loom.position_mask`, the op a tail's padding takes
-(`loom.frontend.tails`); the per-core programs compute the mask from the block's offsets.
+(`loom.frontend.tails`); the per-core programs compute the mask from the block's offsets. Between two
+tiles (`torch.where(pred, x, y)`), or where the kept side would need a negated `==` (a union no mask
+holds), the predicate becomes a 1.0 / 0.0 tile (a mask of ones) and the data select takes it
+(`ComputeLowering.lower_where`).
 """
 
 from __future__ import annotations
@@ -116,7 +119,10 @@ class PositionLowering:
             if isinstance(x, Tile) and isinstance(y, (int, float)):
                 return self._masked(x, cond, float(y), node)
             if isinstance(y, Tile) and isinstance(x, (int, float)):
-                return self._masked(y, _negated(cond, self.k.location(node)), float(x), node)
+                if len(cond.half_planes) == 1:
+                    return self._masked(y, _negated(cond, self.k.location(node)), float(x), node)
+            # two tiles, or a condition whose negation no mask holds: the condition as a 0 / 1 tile, selected on
+            return self.lower_where(node, {**env, node.args[0]: self._flags(cond, node)})
         if name == "aten.masked_fill.Scalar" and isinstance(args[1], Predicate) and isinstance(args[0], Tile):
             return self._masked(args[0], _negated(args[1], self.k.location(node)), float(args[2]), node)
         if name == "aten.sum.default" and isinstance(args[0], Predicate):
@@ -128,9 +134,7 @@ class PositionLowering:
                           for b in sorted({b for half in args[0].half_planes for b, _ in half.terms}))
             return Predicate(args[0].half_planes + tails)
         if name in _CONVERT and isinstance(args[0], Predicate):  # `valid.to(torch.int32)`: 1 where it holds
-            dims = self.dims_of(node.meta["val"].shape)
-            ones = Tile(self.filled(dims, f32, 1.0, node), dims)
-            held = self._masked(ones, args[0], 0.0, node)
+            held = self._flags(args[0], node)
             if node.meta["val"].dtype.is_floating_point:
                 return self.elementwise(node, {**env, node.args[0]: held})
             return held  # counts stay float 0 / 1 (exact; the vector unit sums floats, not integers)
@@ -139,6 +143,11 @@ class PositionLowering:
             "multiples by integers of positions, comparisons of them (>=, >, <=, <, ==) joined by `&`, "
             "and `torch.where(cond, x, number)` or `x.masked_fill(cond, number)` on the result",
             self.k.location(node))
+
+    def _flags(self, cond: Predicate, node: torch.fx.Node) -> Tile:
+        """`cond` over the shape of `node`'s value as a float tile: 1.0 where it holds, 0.0 elsewhere."""
+        dims = self.dims_of(node.meta["val"].shape)
+        return self._masked(Tile(self.filled(dims, f32, 1.0, node), dims), cond, 0.0, node)
 
     def _count(self, cond: Predicate, node: torch.fx.Node) -> Count:
         blocks = {b for half in cond.half_planes for b, _ in half.terms}

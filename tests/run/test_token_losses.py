@@ -1,0 +1,90 @@
+"""Forms of Helion's token-loss kernels (grpo_loss): one value per batch slice (`advantages[tile_b]`, a tile
+that also indexes leading dimensions stays a batch block), `torch.where` between two tiles on a condition
+that compares tile positions with data (`tile_v.index == label`), and a leading part of an argument made
+on the host (`logits[:, :-1, :]`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_kernel_text
+
+HEADER = '''
+import torch
+import helion
+import helion.language as hl
+'''
+
+SCALED_LSE = HEADER + '''
+
+@helion.kernel(static_shapes=True)
+def scaled_lse(logits: torch.Tensor, advantages: torch.Tensor) -> torch.Tensor:
+    b, length, v = logits.shape
+    length = length - 1
+    logits = logits[:, :-1, :]
+    out = torch.zeros([b, length], dtype=torch.float32, device=logits.device)
+    for tile_b, tile_l in hl.tile([b, length]):
+        m = hl.full([tile_b, tile_l], float("-inf"), dtype=torch.float32)
+        s = hl.zeros([tile_b, tile_l], dtype=torch.float32)
+        for tile_v in hl.tile(v):
+            x = logits[tile_b, tile_l, tile_v].to(torch.float32)
+            new_m = torch.maximum(m, torch.amax(x, dim=-1))
+            s = s * torch.exp(m - new_m) + torch.sum(torch.exp(x - new_m[:, :, None]), dim=-1)
+            m = new_m
+        advantage = advantages[tile_b]
+        out[tile_b, tile_l] = (m + torch.log(s)) * advantage[:, None]
+    return out
+
+
+def inputs(B: int = 3, L: int = 64, V: int = 96):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(B, L + 1, V, generator=g), torch.randn(B, generator=g))
+
+
+def reference(logits, advantages):
+    return torch.logsumexp(logits[:, :-1, :], -1) * advantages[:, None]
+'''
+
+ONE_HOT_GRAD = HEADER + '''
+
+@helion.kernel(static_shapes=True)
+def one_hot_grad(logits: torch.Tensor, labels: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    b, length, v = logits.shape
+    logits_fwd = logits[:, :-1, :]
+    grad = torch.zeros_like(logits)
+    for tile_b, tile_l in hl.tile([b, length - 1]):
+        label = labels[tile_b, tile_l]
+        g = scale[tile_b, tile_l]
+        for tile_v in hl.tile(v):
+            p = torch.sigmoid(logits_fwd[tile_b, tile_l, tile_v])
+            sel = tile_v.index[None, None, :] == label[:, :, None]
+            grad[tile_b, tile_l, tile_v] = torch.where(sel, g[:, :, None] * (1 - p), -g[:, :, None] * p)
+    return grad
+
+
+def inputs(B: int = 2, L: int = 64, V: int = 80):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(B, L + 1, V, generator=g), torch.randint(0, V, (B, L), generator=g),
+            torch.randn(B, L, generator=g))
+
+
+def reference(logits, labels, scale):
+    p = torch.sigmoid(logits[:, :-1, :])
+    sel = torch.arange(logits.shape[-1])[None, None, :] == labels[:, :, None]
+    grad = torch.zeros_like(logits)
+    grad[:, :-1, :] = torch.where(sel, scale[:, :, None] * (1 - p), -scale[:, :, None] * p)
+    return grad
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150"])
+def test_one_value_per_batch_slice_and_a_leading_part_of_an_argument(tmp_path, arch):
+    outcome = run_kernel_text(tmp_path, SCALED_LSE, arch)
+    assert outcome.check.ok, outcome.check
+    advantages = next(t for t in outcome.program.tensors if t.name == "advantages")
+    assert advantages.vector == "scalar"  # a 1 x 1 matrix per value: slices never share a tile
+
+
+def test_where_between_two_tiles_on_positions_compared_with_data(tmp_path):
+    outcome = run_kernel_text(tmp_path, ONE_HOT_GRAD)
+    assert outcome.check.ok, outcome.check
