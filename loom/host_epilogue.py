@@ -38,10 +38,11 @@ def host_code_line(kernel: object, outputs: set[str]) -> int | None:
 
 
 def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor],
-                  block_sizes: dict[str, int] | None = None) -> object:
+                  block_sizes: dict[str, int] | None = None, partials: set[str] = frozenset()) -> object:
     """What `kernel(*args)` returns when its device loop writes `results` (tensor name -> its value).
     `block_sizes` (tile label -> size): the ones the device loop ran with, given to the host code's
-    `hl.register_block_size` where a grid loop takes its block from one (`loom.frontend.partials`)."""
+    `hl.register_block_size` where a grid loop takes its block from one; `partials`: the results laid out for
+    the smallest block (`loom.frontend.partials`), of which the host code's tensors take the leading slices."""
     import helion
 
     fn = kernel.fn
@@ -50,11 +51,14 @@ def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor],
     definition.decorator_list = []
     at = device_loops(definition)[-1]
     loop = definition.body[at]
-    _registered_block_sizes(definition, loop, block_sizes or {})
-    definition.body[at] = ast.copy_location(ast.parse(f"{_FILL}(locals())").body[0], loop)
     where = SourceLocation(path, loop.lineno, lines[loop.lineno - 1].rstrip())
+    if not _registered_block_sizes(definition, loop, block_sizes or {}) and partials:
+        raise UnsupportedError(f"`{sorted(partials)[0]}` is sized by a block size that the host code does not take "
+                               "from the grid loop Loom compiled; expected `block = hl.register_block_size(…)` in "
+                               "the kernel's body, passed as the loop's `block_size`", where)
+    definition.body[at] = ast.copy_location(ast.parse(f"{_FILL}(locals())").body[0], loop)
     namespace = dict(fn.__globals__)
-    namespace[_FILL] = lambda local: _fill(local, results, where)
+    namespace[_FILL] = lambda local: _fill(local, results, where, partials)
     module = ast.fix_missing_locations(ast.Module([definition], type_ignores=[]))
     exec(compile(module, path, "exec"), namespace)  # noqa: S102 - the user's own kernel, loop removed
     settings = copy.copy(kernel.settings)
@@ -81,12 +85,13 @@ def _kernel_source(fn) -> tuple[str, list[str], int] | None:
     return path, lines, def_line_of(lines, fn.__code__.co_firstlineno)
 
 
-def _registered_block_sizes(definition: ast.FunctionDef, loop: ast.For, block_sizes: dict[str, int]) -> None:
+def _registered_block_sizes(definition: ast.FunctionDef, loop: ast.For, block_sizes: dict[str, int]) -> bool:
     """Replace `m_block = hl.register_block_size(…)` by the size the device loop ran with, where the loop
     takes its block from it (`for tile in hl.tile(m, block_size=m_block)`, or one entry of a list): Helion's
     eager mode would give the whole dimension, and a per-tile partials tensor sized by it
-    (`loom.frontend.partials`) would then not hold the slices the device wrote."""
+    (`loom.frontend.partials`) would then not hold the slices the device wrote. Whether one was replaced."""
     chosen: dict[str, int] = {}
+    replaced = False
     iterator, targets = loop.iter, loop.target.elts if isinstance(loop.target, ast.Tuple) else [loop.target]
     given = next((k.value for k in getattr(iterator, "keywords", []) if k.arg == "block_size"), None)
     sizes = given.elts if isinstance(given, (ast.List, ast.Tuple)) else [given]
@@ -99,14 +104,16 @@ def _registered_block_sizes(definition: ast.FunctionDef, loop: ast.For, block_si
                 and "register_block_size" in ast.unparse(statement.value):
             value = ast.Constant(chosen[statement.targets[0].id])
             definition.body[i] = ast.copy_location(ast.Assign(statement.targets, value), statement)
+            replaced = True
+    return replaced
 
 
-def _fill(local: dict, results: dict[str, torch.Tensor], at: SourceLocation) -> None:
+def _fill(local: dict, results: dict[str, torch.Tensor], at: SourceLocation, partials: set[str]) -> None:
     for name, value in results.items():
         tensor = local.get(name)
-        if isinstance(tensor, torch.Tensor) and value.dim() == tensor.dim() and tensor.shape != value.shape \
+        if name in partials and isinstance(tensor, torch.Tensor) and value.dim() == tensor.dim() \
                 and all(t <= v for t, v in zip(tensor.shape, value.shape)):
-            value = value[tuple(slice(0, t) for t in tensor.shape)]  # per-tile partials: the chosen block's slices
+            value = value[tuple(slice(0, t) for t in tensor.shape)]  # the chosen block's slices
         if not isinstance(tensor, torch.Tensor) or tensor.numel() != value.numel():
             raise UnsupportedError(f"the device loop writes `{name}`, which the host code does not hold as a tensor "
                                    f"of {value.numel()} elements where the loop stands; expected the tensors the loop "

@@ -167,7 +167,9 @@ def kernel_values(compilation: Compilation, program: Program, outputs: dict[str,
     shapes = tensor_shapes(compilation)
     results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], shapes))
                for t in program.tensors if t.kind == "output"}
-    return run_host_code(compilation.kernel, args, results, compilation.schedule.block_sizes)
+    fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    partials = {a.data for a in fn.attributes["loom.partials"].data} if "loom.partials" in fn.attributes else set()
+    return run_host_code(compilation.kernel, args, results, compilation.schedule.block_sizes, partials)
 
 
 def _returned(compilation: Compilation) -> list[str]:

@@ -100,6 +100,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         self.group_iv: dict[int, SSAValue] = {}  # grid block id -> its `h_group` axis (`h // group`)
         self.in_group_iv: dict[int, SSAValue] = {}  # ... -> its `h_in_group` axis (`h % group`)
         self.counted_vectors: dict[tuple, Tile] = {}  # `PositionLowering.counted`
+        self.partials: set[str] = set()  # per-tile partials tensors (`loom.frontend.partials`)
 
     # ------------------------------------------------------------------ entry
     def lower(self) -> ModuleOp:
@@ -140,6 +141,8 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
                 if t.dtype in HELD_AS}
         if held:  # arguments the device holds in a wider format (`HELD_AS`): the report says so
             fn.attributes["loom.held"] = DictionaryAttr(held)
+        if self.partials:  # laid out for the smallest block: the host code reads the chosen block's slices
+            fn.attributes["loom.partials"] = ArrayAttr([StringAttr(ir_name(n)) for n in sorted(self.partials)])
         if self.vectors:
             fn.attributes["loom.vectors"] = DictionaryAttr({ir_name(n): StringAttr(v) for n, v in self.vectors.items()})
         return ModuleOp([fn])
@@ -176,7 +179,10 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
                         and target_name(n.args[0]) == "_host_tensor" and n.args[0].args[0] == name]
             partials = partial_sizes(tensor, accesses, {b.symbol for b in grid if b.fixed is None},
                                      {b.symbol: b.extent for b in grid}, self.alignment)
-            return tensor if partials is None else partials
+            if partials is None:
+                return tensor
+            self.partials.add(name)
+            return partials
         return torch.empty(sizes, dtype=tensor.dtype, device="meta")
 
     # ------------------------------------------------------------ block sizes

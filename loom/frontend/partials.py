@@ -13,9 +13,10 @@ accumulates a partial result and stores it at its own slice, which the host code
 
 The tensor's first size depends on the block size, which Loom leaves to the solver, so Helion leaves it
 symbolic. Loom lays it out at its largest, for the smallest block the solver may choose (the block
-alignment), as a batch of rows, one tile row per tile id (`global_tensors.vector_layouts`): tiles of
-different cores never share a DRAM tile. Only the slices of the chosen block's tiles are written; the
-host code runs with that block size (`loom.host_epilogue`) and reads those.
+alignment), as a batch of vectors, one per tile id, each a row or column of tiles as the stored value lies
+(`global_tensors.vector_layouts`): different cores never share a DRAM tile. Only the slices of the chosen
+block's tiles are written; the host code runs with that block size and reads those (`loom.host_epilogue`;
+the kernel's function carries the tensor's name in `loom.partials`).
 """
 
 from __future__ import annotations
