@@ -156,14 +156,20 @@ def ttnn_flash_attention(shape: dict, arch: Arch, q_chunk: int | None = None, k_
     blocks = {"tile_m": cfg.q_chunk_size, "tile_n": cfg.k_chunk_size}
     chains = kv_chains(cfg, b, h, causal=False)
     order = ["b", "h", "tile_m"]
+    working = -(-cfg.q_num_chunks // cfg.q_per_core)  # the Q cores of a head that get chunks (TTNN idles the rest)
     if not chains.chains:
         baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
-    elif len(chains.chains) != b * h or any(len(c) != cfg.q_parallel for c in chains.chains):
+    elif len(chains.chains) != b * h or any(len(c) != working for c in chains.chains):
         baseline = _independent_cores("flash_attention", arch, shape, order, sizes, blocks, note)
         baseline.schedule.notes.append("TTNN's chains cover only some of each head's cores here; not reproduced: "
                                        "every core reads K and V from DRAM")
     else:
-        baseline = _chained_cores(arch, shape, order, sizes, blocks, note, chains.multicast)
+        baseline = _chained_cores(arch, shape, order, [*sizes[:-1], working], blocks, note, chains.multicast)
+        if working < cfg.q_parallel:
+            baseline.schedule.notes.append(
+                f"TTNN's last {cfg.q_parallel - working} of {cfg.q_parallel} Q cores per head get no chunk: left "
+                "out" + (" (each later head's cores sit that many places earlier on the grid than TTNN's)"
+                         if b * h > 1 else ""))
     baseline.schedule.notes.insert(1, chains.why)
     return baseline
 

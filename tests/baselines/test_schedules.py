@@ -61,6 +61,17 @@ def test_attention_split_no_rectangle_holds_runs_row_major_on_a_virtual_grid():
     assert wormhole.placed_on is None
 
 
+def test_a_chain_over_the_q_cores_that_get_chunks_is_kept_when_the_last_cores_idle():
+    # one head, 256 Q chunks of 64 on 130 Q cores, 2 each: cores 128 and 129 get none, and TTNN's chain
+    # runs over the 128 others (the published SDXL VAE row); K and V are forwarded along it, not read from
+    # DRAM by every core
+    baseline = ttnn_flash_attention({"B": 1, "H": 1, "L": 16384, "D": 512}, load_arch("blackhole_p150"),
+                                    q_chunk=64, k_chunk=64)
+    assert baseline.arch.grid.dims == [128, 1]
+    assert baseline.schedule.transfers["k"] == {"mode": "forward_row", "group": [128, 1]}
+    assert any("last 2 of 130 Q cores per head get no chunk" in n for n in baseline.schedule.notes)
+
+
 def test_row_major_placement_counts_x_fastest_and_places_the_cores_a_core_names():
     bh = load_arch("blackhole_p150")
     virtual = virtual_arch(bh, (16, 8))
