@@ -41,8 +41,8 @@ def inputs(M: int = 128, N: int = 256, dtype: torch.dtype = torch.float32):
 
 
 def reference(grad_out, x, weight, inv_rms):
-    xf = x.float().requires_grad_(True)
-    wf = weight.float().requires_grad_(True)
+    xf = x.detach().float().clone().requires_grad_(True)  # a copy: the arguments stay as they are
+    wf = weight.detach().float().clone().requires_grad_(True)
     out = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * wf
     out.backward(grad_out.float())
     return xf.grad.to(x.dtype), wf.grad.to(weight.dtype)

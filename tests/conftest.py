@@ -32,6 +32,7 @@ ISSUE17_EXAMPLES = {
     "welford": ({"M": 96, "N": 200}, True),  # two columns of one tile stored (gathered into one block)
     "batch_norm": ({"M": 200, "N": 96}, True),  # column statistics (`x.sum(0)`) broadcast down rows; a row tail
     "rms_norm_backward": ({"M": 200, "N": 96}, True),  # per-tile partials sized by the solver's row block
+    "token_loss": ({"B": 2, "L": 100, "V": 200}, True),  # one value per batch slice; logits[:, :-1, :]; tails
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -361,7 +361,7 @@ def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first
             if isinstance(val, torch.Tensor) and val._is_view():
                 name = node.args[0]
                 base = next((param for param, fake in fakes.items() if val._base is fake), None)
-                if val.is_contiguous() and val._base.is_contiguous():
+                if val.is_contiguous() and val._base.is_contiguous() and val.numel() == val._base.numel():
                     if base is not None:
                         aliases[name] = (base, val)
                     continue

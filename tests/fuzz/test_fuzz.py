@@ -42,7 +42,7 @@ def extents(top: int) -> st.SearchStrategy[int]:
     return st.one_of(st.integers(1, top // 32).map(lambda n: 32 * n), st.integers(1, top))
 
 
-SIZE_ORDER = ["B", "H", "KV", "M", "N", "K", "S", "L", "D"]
+SIZE_ORDER = ["B", "H", "KV", "M", "N", "K", "S", "L", "D", "V"]
 ROWS = st.fixed_dictionaries({"M": extents(512), "N": extents(1024)})  # a row-wise kernel's (rows, row length)
 SHAPES = {
     # issue 19's property: any GEMM extent up to 2000 when fuzzing on purpose; the normal suite keeps it small
@@ -60,6 +60,8 @@ SHAPES = {
     "matmul_bias_gelu": st.fixed_dictionaries({d: extents(512) for d in "MNK"}),
     "bmm": st.fixed_dictionaries({"B": st.integers(1, 4), **{d: extents(256) for d in "MNK"}}),
     "rope": st.fixed_dictionaries({"H": st.integers(1, 4), "S": extents(512), "D": st.sampled_from([64, 128])}),
+    "rms_norm_backward": ROWS,  # per-tile partials sized by the row block
+    "token_loss": st.fixed_dictionaries({"B": st.integers(1, 3), "L": extents(256), "V": extents(512)}),
 }
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import run_kernel_text
+from loom.kernel_file import load_kernel_file
+from loom.pipeline import compile as compile_kernel
+from loom.run import run
+from tests.conftest import EXAMPLES, run_kernel_text
 
 HEADER = '''
 import torch
@@ -87,4 +90,13 @@ def test_one_value_per_batch_slice_and_a_leading_part_of_an_argument(tmp_path, a
 
 def test_where_between_two_tiles_on_positions_compared_with_data(tmp_path):
     outcome = run_kernel_text(tmp_path, ONE_HOT_GRAD)
+    assert outcome.check.ok, outcome.check
+
+
+def test_a_leading_part_of_one_batch_is_not_taken_for_a_reshape():
+    """With B = 1, `logits[:, :-1, :]` is contiguous, yet holds fewer elements than `logits`: a part of it,
+    not a reshape (its data is the argument's, not the argument's reshaped)."""
+    source = load_kernel_file(EXAMPLES / "token_loss.py")
+    args = source.example_args({"B": 1, "L": 64, "V": 96})
+    outcome = run(compile_kernel(source.kernel, args, "wormhole_n150"), args, reference=source.reference)
     assert outcome.check.ok, outcome.check
