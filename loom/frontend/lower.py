@@ -62,7 +62,7 @@ from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
 from loom.frontend.partials import partial_sizes
-from loom.frontend.positions import PositionLowering
+from loom.frontend.positions import PositionLowering, flat_gathers
 from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, HELD_AS, IDENTITY, INDEX, Tile, argument_type, element_type, target_name
 from loom.ir.dialect import SymOp
@@ -101,6 +101,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         self.in_group_iv: dict[int, SSAValue] = {}  # ... -> its `h_in_group` axis (`h % group`)
         self.counted_vectors: dict[tuple, Tile] = {}  # `PositionLowering.counted`
         self.partials: set[str] = set()  # per-tile partials tensors (`loom.frontend.partials`)
+        self.flat_views: dict[str, str] = {}  # flat views read one element per row: view -> argument
 
     # ------------------------------------------------------------------ entry
     def lower(self) -> ModuleOp:
@@ -126,6 +127,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         for name, arg in zip(tensors, entry.args):
             arg.name_hint = ir_name(name)
             self.globals[name] = arg
+        self.globals.update({view: self.globals[base] for view, base in self.flat_views.items()})
         self.b = Builder(InsertPoint.at_end(entry))
         self._declare_block_sizes()
         self._build_grid()
@@ -152,17 +154,20 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
         used: dict[str, torch.Tensor] = {}
         graphs = self.k.graphs()
         names = [n.args[0] for g in graphs for n in g.nodes if target_name(n) == "_host_tensor"]
+        self.flat_views = flat_gathers(self.k)  # read as their argument (`PositionLowering.flat_gather`)
         for name in self.k.param_names:
-            views = [v for v, base in self.k.aliases.items() if base == name and v in names]
-            if len(views) + (name in names) > 1:
+            views = [v for v, base in self.k.aliases.items()
+                     if base == name and v in names and v not in self.flat_views]
+            direct = name in names or name in self.flat_views.values()
+            if len(views) + direct > 1:
                 raise UnsupportedError(
                     f"argument `{name}` is read both directly and as a host-side reshape ({', '.join(views)}); "
                     "expected one of them", self.k.line_location(_def_line(self.k)))
-            for key in ([name] if name in names else views):  # a reshape takes its argument's place
+            for key in ([name] if direct else views):  # a reshape takes its argument's place
                 used[key] = self.k.host_tensors[key]
         for g in graphs:
             for n in g.nodes:
-                if target_name(n) == "_host_tensor" and n.args[0] not in used:
+                if target_name(n) == "_host_tensor" and n.args[0] not in used and n.args[0] not in self.flat_views:
                     used[n.args[0]] = self._static(n.args[0], n.meta["val"])
         return used
 

@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 
 import torch
 import torch.fx
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import DYNAMIC_INDEX, f32
 
 from loom import ops
 from loom.errors import UnsupportedError
+from loom.frontend.access import _Access
 from loom.frontend.tiles import Tile, target_name
+from loom.ir.dialect import ReadOp
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,15 @@ class PositionLowering:
         """Whether `node` is `tile.index` or computes on a position or a predicate."""
         if target_name(node) == "tile_index":
             return True
+        if target_name(node) == "load" and target_name(node.args[0]) == "_host_tensor":
+            return node.args[0].args[0] in self.flat_views  # `hl.load(x_flat, [tile_m.index * n + label])`
         return any(isinstance(env.get(a), (Position, Predicate)) for a in node.args if isinstance(a, torch.fx.Node))
 
     def lower_position(self, node: torch.fx.Node, env: dict) -> object:
         name = target_name(node)
         args = [env.get(a, a) if isinstance(a, torch.fx.Node) else a for a in node.args]
+        if name == "load" and target_name(node.args[0]) == "_host_tensor" and node.args[0].args[0] in self.flat_views:
+            return self.flat_gather(node, env.get(node.args[1][0]))
         if name == "tile_index":
             return Position(((self._block_of(node.args[0], node).block_id, 1),))
         if name in ("load", "subscript"):  # `idx[:, None]`, `idx[None, :]`: the same positions, broadcast
@@ -143,6 +149,31 @@ class PositionLowering:
             "multiples by integers of positions, comparisons of them (>=, >, <=, <, ==) joined by `&`, "
             "and `torch.where(cond, x, number)` or `x.masked_fill(cond, number)` on the result",
             self.k.location(node))
+
+    def flat_gather(self, node: torch.fx.Node, index: object) -> Tile:
+        """`hl.load(x_flat, [tile_m.index * n + label])` of `x_flat = x.view(-1)`, x an m x n argument: each row's
+        element at the column its label names, as the sum over the row of `where(column == label, x, 0)` (a read
+        of the tile's whole rows; the column Loom's own cross_entropy example picks)."""
+        view = node.args[0].args[0]
+        rows, cols = self.k.host_tensors[self.flat_views[view]].shape
+        terms = getattr(index, "terms", ())
+        if not (isinstance(index, Position) and index.data is not None and index.data_coeff == 1 and index.const == 0
+                and len(terms) == 1 and terms[0][1] == cols and len(index.data.dims) == 1):
+            raise UnsupportedError(f"a load of the flat view `{view}` at other positions than one element per row "
+                                   f"(`tile.index * {cols} + column`, the column a tile of data) is not supported; "
+                                   "expected the rows' elements picked that way", self.k.location(node))
+        block = self.k.blocks[terms[0][0]]
+        dims = [block if block.fixed is None else block.fixed, cols]
+        access = _Access([self.tile_start(block), 0], [self.size_value[block.block_id], cols], [DYNAMIC_INDEX, cols],
+                         [0, 1], dims)
+        source = self.globals[view]
+        tensor_type = self.tensor_type(dims, source.type.element_type)
+        read = self.located(ReadOp(self.subview(source, access, node), tensor_type), node).result
+        column = Tile(index.data.value, [index.data.dims[0], 1], (1,))  # the label, one per row
+        keep = [[0, 1, 0, -1], [0, -1, 0, 1]]  # column - label >= 0 and label - column >= 0
+        picked = self.position_mask(Tile(read, dims), [self.tile_start(block), self.const(0)], keep, 0.0, node,
+                                    bound=column)
+        return self.reduce_tile(picked, [1], ops.lookup("reduce", "sum"), node)
 
     def _flags(self, cond: Predicate, node: torch.fx.Node) -> Tile:
         """`cond` over the shape of `node`'s value as a float tile: 1.0 where it holds, 0.0 elsewhere."""
@@ -204,6 +235,37 @@ class PositionLowering:
         if data:  # each row ends with the data's coefficient
             keep = [row + [half.data_coeff] for row, half in zip(keep, cond.half_planes)]
         return self.position_mask(x, offsets, keep, fill, node, bound=next(iter(data.values()), None))
+
+
+def flat_gathers(kernel) -> dict[str, str]:
+    """Host-side flat views of 2-D arguments (`x_flat = x.view(-1)`) that the kernel only loads at positions
+    (`hl.load(x_flat, [tile_m.index * n + label])`): view -> argument. Each is read as its argument
+    (`PositionLowering.flat_gather`)."""
+    views = {}
+    for view, base in kernel.aliases.items():
+        tensor = kernel.host_tensors.get(base)
+        if base not in kernel.param_names or not isinstance(tensor, torch.Tensor) or tensor.dim() != 2:
+            continue
+        accesses = [n for g in kernel.graphs() for n in g.nodes if target_name(n) in ("load", "store")
+                    and target_name(n.args[0]) == "_host_tensor" and n.args[0].args[0] == view]
+        if accesses and all(target_name(n) == "load" and len(n.args[1]) == 1 and _from_positions(n.args[1][0])
+                            and (len(n.args) < 3 or n.args[2] is None) for n in accesses):  # no extra mask
+            views[view] = base
+    return views
+
+
+def _from_positions(entry: object) -> bool:
+    """An index entry computed from a tile's positions (`tile.index`)."""
+    stack, seen = [entry], set()
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, torch.fx.Node) or node in seen:
+            continue
+        seen.add(node)
+        if target_name(node) == "tile_index":
+            return True
+        stack.extend(node.all_input_nodes)
+    return False
 
 
 def _summed(node: torch.fx.Node) -> bool:

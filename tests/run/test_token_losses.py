@@ -1,7 +1,8 @@
-"""Forms of Helion's token-loss kernels (grpo_loss): one value per batch slice (`advantages[tile_b]`, a tile
-that also indexes leading dimensions stays a batch block), `torch.where` between two tiles on a condition
-that compares tile positions with data (`tile_v.index == label`), and a leading part of an argument made
-on the host (`logits[:, :-1, :]`)."""
+"""Forms of Helion's token-loss kernels (grpo_loss, cross_entropy): one value per batch slice
+(`advantages[tile_b]`, a tile that also indexes leading dimensions stays a batch block), `torch.where` between
+two tiles on a condition that compares tile positions with data (`tile_v.index == label`), a leading part of an
+argument made on the host (`logits[:, :-1, :]`), and one element per row of a flat view picked by data
+(`hl.load(logits_flat, [tile_n.index * v + labels])`)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,37 @@ def test_a_leading_part_of_one_batch_is_not_taken_for_a_reshape():
     args = source.example_args({"B": 1, "L": 64, "V": 96})
     outcome = run(compile_kernel(source.kernel, args, "wormhole_n150"), args, reference=source.reference)
     assert outcome.check.ok, outcome.check
+
+
+FLAT_PICK = HEADER + '''
+
+@helion.kernel(static_shapes=True, ignore_warnings=[helion.exc.TensorOperationInWrapper])
+def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    n, v = logits.shape
+    losses = torch.zeros([n], dtype=logits.dtype, device=logits.device)
+    logits_flat = logits.view(-1)
+    for tile_n in hl.tile(n):
+        labels_tile = labels[tile_n]
+        at_target = hl.load(logits_flat, [tile_n.index * v + labels_tile])
+        rows = logits[tile_n, :]
+        row_max = torch.amax(rows, dim=-1, keepdim=True)
+        lse = row_max.squeeze(-1) + torch.log(torch.sum(torch.exp(rows - row_max), dim=-1, keepdim=True).squeeze(-1))
+        losses[tile_n] = lse - at_target
+    return losses.mean()
+
+
+def inputs(N: int = 100, V: int = 200):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(N, V, generator=g), torch.randint(0, V, (N,), generator=g))
+
+
+def reference(logits, labels):
+    return torch.nn.functional.cross_entropy(logits, labels)
+'''
+
+
+@pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
+def test_one_element_per_row_of_a_flat_view_picked_by_data(tmp_path, arch):
+    outcome = run_kernel_text(tmp_path, FLAT_PICK, arch)
+    assert outcome.check.ok, outcome.check
+    assert [t.name for t in outcome.program.tensors if t.kind == "input"] == ["logits", "labels"]  # one read of logits
