@@ -28,7 +28,7 @@ _INDEX_ARITH = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "
 
 
 @dataclass(frozen=True)
-class _Access:
+class Access:
     offsets: list  # SSAValue or int
     sizes: list  # SSAValue or int
     static_sizes: list[int]
@@ -55,7 +55,7 @@ def static_slice(entry: slice, extent: int) -> tuple[int, int]:
 class AccessLowering:
     """Global reads and writes of `KernelLowering` (a mixin: it uses the lowering's builder state)."""
 
-    def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> _Access:
+    def access(self, node: torch.fx.Node, global_shape: list[int], index: list) -> Access:
         """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
         index = self.vector_index(node, index)
         offsets, sizes, static, kept, tile_dims = [], [], [], [], []
@@ -114,7 +114,7 @@ class AccessLowering:
         if row_at_position:  # `x[tile_m.begin, :]`: one row of a matrix, whose values lie along a row of its tiles
             kept.insert(len(kept) - 1, len(global_shape) - 2)
             tile_dims.insert(len(tile_dims) - 1, 1)
-        return _Access(offsets, sizes, static, kept, tile_dims, row_at_position)
+        return Access(offsets, sizes, static, kept, tile_dims, row_at_position)
 
     def vector_index(self, node: torch.fx.Node, index: list) -> list:
         """The index of a rank-1 tensor in its matrix layout (`vector_layouts`): `w[None, e]` of a row is
@@ -226,7 +226,7 @@ class AccessLowering:
             self.const_cache[key] = start
         return self.const_cache[key]
 
-    def subview(self, source: SSAValue, acc: _Access, node: torch.fx.Node) -> SSAValue:
+    def subview(self, source: SSAValue, acc: Access, node: torch.fx.Node) -> SSAValue:
         shape = source.type.get_shape()
         strides = [math.prod(shape[i + 1 :]) for i in range(len(shape))]
         layout = StridedLayoutAttr([strides[d] for d in acc.kept], None)

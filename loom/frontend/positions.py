@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, f32
 
 from loom import ops
 from loom.errors import UnsupportedError
-from loom.frontend.access import _Access
+from loom.frontend.access import Access
 from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp
 
@@ -155,7 +155,7 @@ class PositionLowering:
         element at the column its label names, as the sum over the row of `where(column == label, x, 0)` (a read
         of the tile's whole rows; the column Loom's own cross_entropy example picks)."""
         view = node.args[0].args[0]
-        rows, cols = self.k.host_tensors[self.flat_views[view]].shape
+        cols = self.k.host_tensors[self.flat_views[view]].shape[1]
         terms = getattr(index, "terms", ())
         if not (isinstance(index, Position) and index.data is not None and index.data_coeff == 1 and index.const == 0
                 and len(terms) == 1 and terms[0][1] == cols and len(index.data.dims) == 1):
@@ -164,7 +164,7 @@ class PositionLowering:
                                    "expected the rows' elements picked that way", self.k.location(node))
         block = self.k.blocks[terms[0][0]]
         dims = [block if block.fixed is None else block.fixed, cols]
-        access = _Access([self.tile_start(block), 0], [self.size_value[block.block_id], cols], [DYNAMIC_INDEX, cols],
+        access = Access([self.tile_start(block), 0], [self.size_value[block.block_id], cols], [DYNAMIC_INDEX, cols],
                          [0, 1], dims)
         source = self.globals[view]
         tensor_type = self.tensor_type(dims, source.type.element_type)
