@@ -33,6 +33,7 @@ ISSUE17_EXAMPLES = {
     "batch_norm": ({"M": 200, "N": 96}, True),  # column statistics (`x.sum(0)`) broadcast down rows; a row tail
     "rms_norm_backward": ({"M": 200, "N": 96}, True),  # per-tile partials sized by the solver's row block
     "token_loss": ({"B": 2, "L": 100, "V": 200}, True),  # one value per batch slice; logits[:, :-1, :]; tails
+    "cross_entropy_rows": ({"N": 100, "V": 200}, True),  # a flat view's element per row picked by the labels
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -64,6 +64,7 @@ SHAPES = {
     # is a difference of equal terms (cancellation, not an error of the program): at least 2 columns
     "rms_norm_backward": st.fixed_dictionaries({"M": extents(512), "N": extents(1024).filter(lambda n: n > 1)}),
     "token_loss": st.fixed_dictionaries({"B": st.integers(1, 3), "L": extents(256), "V": extents(512)}),
+    "cross_entropy_rows": st.fixed_dictionaries({"N": extents(512), "V": extents(1024)}),
 }
 
 
