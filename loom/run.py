@@ -169,7 +169,9 @@ def kernel_values(compilation: Compilation, program: Program, outputs: dict[str,
                for t in program.tensors if t.kind == "output"}
     fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
     partials = {a.data for a in fn.attributes["loom.partials"].data} if "loom.partials" in fn.attributes else set()
-    return run_host_code(compilation.kernel, args, results, compilation.schedule.block_sizes, partials)
+    best = compilation.ranked[0]  # the schedule the program was built from (`run`), its block sizes by label
+    sizes = {label: value for label, value in best.values.items() if label in best.model.problem.domains}
+    return run_host_code(compilation.kernel, args, results, sizes, partials)
 
 
 def _returned(compilation: Compilation) -> list[str]:
