@@ -77,35 +77,11 @@ def test_a_leading_part_of_one_batch_is_not_taken_for_a_reshape():
     assert outcome.check.ok, outcome.check
 
 
-FLAT_PICK = HEADER + '''
-
-@helion.kernel(static_shapes=True, ignore_warnings=[helion.exc.TensorOperationInWrapper])
-def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    n, v = logits.shape
-    losses = torch.zeros([n], dtype=logits.dtype, device=logits.device)
-    logits_flat = logits.view(-1)
-    for tile_n in hl.tile(n):
-        labels_tile = labels[tile_n]
-        at_target = hl.load(logits_flat, [tile_n.index * v + labels_tile])
-        rows = logits[tile_n, :]
-        row_max = torch.amax(rows, dim=-1, keepdim=True)
-        lse = row_max.squeeze(-1) + torch.log(torch.sum(torch.exp(rows - row_max), dim=-1, keepdim=True).squeeze(-1))
-        losses[tile_n] = lse - at_target
-    return losses.mean()
-
-
-def inputs(N: int = 100, V: int = 200):
-    g = torch.Generator().manual_seed(0)
-    return (torch.randn(N, V, generator=g), torch.randint(0, V, (N,), generator=g))
-
-
-def reference(logits, labels):
-    return torch.nn.functional.cross_entropy(logits, labels)
-'''
-
-
 @pytest.mark.parametrize("arch", ["wormhole_n150", "blackhole_p150", "ring32"])
-def test_one_element_per_row_of_a_flat_view_picked_by_data(tmp_path, arch):
-    outcome = run_kernel_text(tmp_path, FLAT_PICK, arch)
+def test_one_element_per_row_of_a_flat_view_picked_by_data(arch):
+    """examples/cross_entropy_rows.py, Helion's cross_entropy form, with tails (100 rows of 200)."""
+    source = load_kernel_file(EXAMPLES / "cross_entropy_rows.py")
+    args = source.example_args({"N": 100, "V": 200})
+    outcome = run(compile_kernel(source.kernel, args, arch), args, reference=source.reference)
     assert outcome.check.ok, outcome.check
     assert [t.name for t in outcome.program.tensors if t.kind == "input"] == ["logits", "labels"]  # one read of logits
