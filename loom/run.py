@@ -104,9 +104,14 @@ def tolerance(reference: np.ndarray, dtype: torch.dtype) -> float:
     return 2 * eps * max(float(np.abs(reference).max()), 1.0)
 
 
+def _kernel_function(compilation: Compilation) -> func.FuncOp:
+    """The compiled kernel's function in its concrete IR (its arguments, `loom.outputs`, `loom.partials`)."""
+    return next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+
+
 def tensor_shapes(compilation: Compilation) -> dict[str, tuple[int, ...]]:
     """The shape of every global tensor of a compiled kernel, by name."""
-    fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    fn = _kernel_function(compilation)
     return {arg.name_hint: tuple(arg.type.get_shape()) for arg in fn.body.block.args}
 
 
@@ -167,7 +172,7 @@ def kernel_values(compilation: Compilation, program: Program, outputs: dict[str,
     shapes = tensor_shapes(compilation)
     results = {t.name: torch.from_numpy(_kernel_value(t, outputs[t.name], shapes))
                for t in program.tensors if t.kind == "output"}
-    fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    fn = _kernel_function(compilation)
     partials = {a.data for a in fn.attributes["loom.partials"].data} if "loom.partials" in fn.attributes else set()
     best = compilation.ranked[0]  # the schedule the program was built from (`run`), its block sizes by label
     sizes = {label: value for label, value in best.values.items() if label in best.model.problem.domains}
@@ -176,7 +181,7 @@ def kernel_values(compilation: Compilation, program: Program, outputs: dict[str,
 
 def _returned(compilation: Compilation) -> list[str]:
     """The kernel's outputs in the order it returns them (the frontend's `loom.outputs`)."""
-    fn = next(op for op in compilation.lowering.stages["concrete"].walk() if isinstance(op, func.FuncOp))
+    fn = _kernel_function(compilation)
     return [a.data for a in fn.attributes["loom.outputs"].data]
 
 

@@ -123,7 +123,7 @@ def laid_out(shape: list[int], layout: str | None) -> list[int]:
     return {None: shape, "row": [*shape[:-1], 1, shape[-1]], "col": [*shape, 1], "scalar": [*shape, 1, 1]}[layout]
 
 
-def _host_accesses(kernel: TracedKernel) -> dict[str, dict[str, list[torch.fx.Node]]]:
+def host_accesses(kernel: TracedKernel) -> dict[str, dict[str, list[torch.fx.Node]]]:
     """Per global tensor the kernel loads or stores: its loads and its stores, by kind, in program order."""
     accesses: dict[str, dict[str, list[torch.fx.Node]]] = {}
     for graph in kernel.graphs():
@@ -138,7 +138,7 @@ def written_arguments(kernel: TracedKernel) -> list[str]:
     """The arguments the kernel stores into: outputs the caller allocated (`def add(x, y, out)`). One the
     kernel also loads would be an in-place update, which is refused: a core's loads are not ordered after
     its stores."""
-    accesses = {name: kinds for name, kinds in _host_accesses(kernel).items() if name in kernel.host_tensors}
+    accesses = {name: kinds for name, kinds in host_accesses(kernel).items() if name in kernel.host_tensors}
     for name, kinds in accesses.items():
         if "load" in kinds and "store" in kinds:
             raise UnsupportedError(
@@ -156,7 +156,7 @@ def check_read_back(kernel: TracedKernel, created: list[str]) -> None:
     loads (`loom.backend.split`). Any other load of such a tensor is refused: Loom does not order one
     core's stores before another core's loads."""
     grid = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
-    for name, kinds in _host_accesses(kernel).items():
+    for name, kinds in host_accesses(kernel).items():
         loads = kinds.get("load", [])
         if name not in created or not loads:
             continue

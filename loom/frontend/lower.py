@@ -57,7 +57,7 @@ from loom.frontend.compute import (
     reduction_op,
 )
 from loom.frontend.control_flow import NOT_TAKEN, ControlFlowLowering
-from loom.frontend.global_tensors import check_read_back, laid_out, vector_layouts, written_arguments
+from loom.frontend.global_tensors import check_read_back, host_accesses, laid_out, vector_layouts, written_arguments
 from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
@@ -180,8 +180,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
             return tensor
         if not all(isinstance(d, int) for d in sizes):
             grid = [self.k.blocks[i] for i in self.k.grid_block_ids]
-            accesses = [n for g in self.k.graphs() for n in g.nodes if target_name(n) in ("load", "store")
-                        and target_name(n.args[0]) == "_host_tensor" and n.args[0].args[0] == name]
+            accesses = [n for nodes in host_accesses(self.k).get(name, {}).values() for n in nodes]
             partials = partial_sizes(tensor, accesses, {b.symbol for b in grid if b.fixed is None},
                                      {b.symbol: b.extent for b in grid}, self.alignment)
             if partials is None:

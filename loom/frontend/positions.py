@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, f32
 from loom import ops
 from loom.errors import UnsupportedError
 from loom.frontend.access import Access
+from loom.frontend.global_tensors import host_accesses
 from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp
 
@@ -241,15 +242,16 @@ def flat_gathers(kernel) -> dict[str, str]:
     """Host-side flat views of 2-D arguments (`x_flat = x.view(-1)`) that the kernel only loads at positions
     (`hl.load(x_flat, [tile_m.index * n + label])`): view -> argument. Each is read as its argument
     (`PositionLowering.flat_gather`)."""
-    views = {}
+    views, accesses = {}, host_accesses(kernel)
     for view, base in kernel.aliases.items():
         tensor = kernel.host_tensors.get(base)
         if base not in kernel.param_names or not isinstance(tensor, torch.Tensor) or tensor.dim() != 2:
             continue
-        accesses = [n for g in kernel.graphs() for n in g.nodes if target_name(n) in ("load", "store")
-                    and target_name(n.args[0]) == "_host_tensor" and n.args[0].args[0] == view]
-        if accesses and all(target_name(n) == "load" and len(n.args[1]) == 1 and _from_positions(n.args[1][0])
-                            and (len(n.args) < 3 or n.args[2] is None) for n in accesses):  # no extra mask
+        kinds = accesses.get(view, {})
+        loads = kinds.get("load", [])
+        if loads and "store" not in kinds and all(len(n.args[1]) == 1 and _from_positions(n.args[1][0])
+                                                  and (len(n.args) < 3 or n.args[2] is None)  # no extra mask
+                                                  for n in loads):
             views[view] = base
     return views
 
