@@ -28,6 +28,7 @@ nothing with trace (the report: "with use_trace=True host overhead is mostly rem
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 
 from loom.arch import Arch, load_arch
@@ -289,12 +290,51 @@ def _strip(body: tuple, drop) -> tuple:
     return tuple(out)
 
 
+K_BLOCKS_SIMULATED = 6
+"""K-block extrapolation: a config of more than 4 x this many K blocks is simulated with about this many
+and twice as many (`k_block_plan`) and extended linearly in the K blocks."""
+
+
 def gemm_figures(arch_name: str, cfg, in0_sharded: bool, out_sharded: bool) -> dict[str, float]:
-    """Simulate one config (the builder behind `SimSpec('gemm', ...)`)."""
+    """Simulate one config (the builder behind `SimSpec('gemm', ...)`). A long K loop is extended from two
+    shorter ones (`k_block_plan`): every K block after the first repeats the same reads, multicasts and
+    block matmul, so the figures grow linearly in the K blocks once the per-block pipeline is full."""
+    arch = load_arch(arch_name)
+    plan = k_block_plan(arch, cfg)
+    if plan is None:
+        return _config_figures(arch, cfg, in0_sharded, out_sharded)
+    (n1, k1), (n2, k2), total = plan
+    f1, f2 = (_config_figures(arch, dataclasses.replace(cfg, K=k), in0_sharded, out_sharded) for k in (k1, k2))
+    slope = (total - n2) / (n2 - n1)
+    return {"kernel_cycles": f2["kernel_cycles"] + slope * (f2["kernel_cycles"] - f1["kernel_cycles"]),
+            "trisc1_cycles": f2["trisc1_cycles"] + slope * (f2["trisc1_cycles"] - f1["trisc1_cycles"]),
+            "extrapolated": 1.0}
+
+
+def k_block_plan(arch: Arch, cfg) -> tuple[tuple[int, int], tuple[int, int], int] | None:
+    """((n1, K1), (n2, K2), n): two shorter K loops of n1 < n2 blocks of `in0_block_w` tiles (and their K)
+    that stand for the config's n blocks, or None for a loop of at most 4 x `K_BLOCKS_SIMULATED` blocks.
+    Both keep K's tiles congruent modulo the DRAM banks, so that A's rows start on the banks they start on
+    in the full loop (tiles are interleaved over the banks row-major: A's tile (r, k) lies in bank
+    (r Kt + k) mod banks)."""
+    tile = arch.tiling.tile_cols
+    kt = cfg.K // tile
+    blocks = kt // cfg.in0_block_w
+    if blocks <= 4 * K_BLOCKS_SIMULATED:
+        return None
+    banks = arch.dram.banks
+    step = banks // math.gcd(cfg.in0_block_w, banks)  # blocks that shift Kt by a multiple of the banks
+    n1 = K_BLOCKS_SIMULATED + (blocks - K_BLOCKS_SIMULATED) % step
+    n2 = n1 + step * -(-K_BLOCKS_SIMULATED // step)
+    if 2 * n2 > blocks:
+        return None
+    return (n1, n1 * cfg.in0_block_w * tile), (n2, n2 * cfg.in0_block_w * tile), blocks
+
+
+def _config_figures(arch: Arch, cfg, in0_sharded: bool, out_sharded: bool) -> dict[str, float]:
     from loom.backend.program import ROLES, DramRead, DramWrite
     from loom.sim.gemm_workload import gemm_program
 
-    arch = load_arch(arch_name)
     program = gemm_program(arch, cfg)
     if in0_sharded or out_sharded:
         def drop(ins) -> bool:
