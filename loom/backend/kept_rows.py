@@ -3,8 +3,9 @@
 With the knob on, the first pass's load of a row that later passes load alike
 (`loom.mapping.passes`) becomes a panel: a CB of the loop's blocks (twice that when the tile
 pipe's loads overlap its compute, so the next tile's row arrives meanwhile), filled by its engine
-before the first pass, waited for whole by compute, read as block `i` in iteration `i` of every
-pass, and freed after the last. The later passes' loads are not issued.
+ahead of the first pass, waited for by compute block by block in the first pass (block `i` in
+iteration `i`: a growing prefix of the row, never popped there), read as block `i` in iteration `i`
+of every pass, and freed after the last. The later passes' loads are not issued.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Panel:
     buffer: str
     trips: int  # blocks per row
     slots: int  # blocks the CB holds
-    first: scf.ForOp  # compute waits for the row before this loop
+    first: scf.ForOp  # compute waits for the row block by block in this loop
     last: scf.ForOp  # and frees it after this one
 
 

@@ -172,10 +172,12 @@ class CbPush:
 
 @dataclass(frozen=True)
 class CbWait:
-    """Consumer: wait until `tiles` (default one block) are visible at the CB's front."""
+    """Consumer: wait until `tiles` (default one block) are visible at the CB's front. An `Affine` count
+    in the enclosing loop variables waits for a growing prefix without popping (TT-Metal's cumulative
+    `cb_wait_front`): a pass that reads block i of a kept row in iteration i waits for i + 1 blocks."""
 
     cb: str
-    tiles: int | None = None
+    tiles: int | Affine | None = None
 
 
 @dataclass(frozen=True)

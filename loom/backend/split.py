@@ -22,8 +22,9 @@ what that role does:
   once per iteration of the loops outside it: its CB holds every block of the device loop
   (`slots` = the loop's trips), the loads move out of the temporal loop, and compute waits for
   the whole panel before that loop, reads block `i` of it in iteration `i` of the device loop,
-  and frees it after. A row several passes read alike, kept in L1 (a keep knob), is read once before
-  the first pass into a CB of the row's blocks; every pass reads block `i` of it (`kept_rows.py`).
+  and frees it after. A row several passes read alike, kept in L1 (a keep knob), is read once into a CB
+  of the row's blocks; the first pass waits for block `i` in iteration `i` (a growing prefix: it computes
+  while the rest arrives), every pass reads block `i` of it (`kept_rows.py`).
 - A reduction split runs each core's chunk of the split loop; after it the senders ship their
   partial states to the group's root (`loom.backend.combine`), and only the root runs the rest of
   the tile body (the epilogue and its stores).
@@ -420,7 +421,8 @@ class ProgramBuilder:
                 for role in ("reader", "writer"):  # a kept row's loads, all before its first pass
                     if inner.get(f"panel_{role}"):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(f"panel_{role}"))))
-                roles.compute += [P.CbWait(p.buffer, self._row_tiles(p.buffer)) for p in self.rows.wait_before(op)]
+                blocks = {p.buffer: self._row_tiles(p.buffer) // p.trips for p in self.rows.wait_before(op)}
+                inner.compute[:0] = [P.CbWait(b, (P.Affine.var(name) + 1) * n) for b, n in blocks.items()]  # i + 1
                 for role in _ROLE_LISTS:
                     if inner.get(role):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(role))))

@@ -184,6 +184,10 @@ class _Ctx:
         if isinstance(ins, (CbReserve, CbPush, CbWait, CbPop)):
             cb = self.cb(ins, ins.cb)
             n = cb.block_tiles if ins.tiles is None else ins.tiles
+            if isinstance(n, Affine):  # a growing prefix (CbWait): its first value must be a whole block
+                if not isinstance(ins, CbWait) or any(c <= 0 for _, c in n.terms):
+                    self.fail(ins, f"expected a count that grows with its loop (CbWait only), found {n}")
+                n = n.const
             if not 0 < n <= cb.capacity:
                 self.fail(ins, f"expected 1..{cb.capacity} tiles (CB '{cb.name}' capacity), found {n}")
         elif isinstance(ins, (DramRead, DramWrite)):

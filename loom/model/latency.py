@@ -13,9 +13,12 @@
     hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1:
           they are read whole before the loop (one load stage, not overlapped: compute waits for
           the panel), and the loop's iterations leave those loads out
-    keep (knob k on the tile pipe): k = 1 reads the rows that sibling loops (passes) load alike once,
-          as the tile pipe's loads (overlapped with its compute by its own load knob), and the passes
-          leave those loads out
+    keep (knob k on the tile pipe): k = 1 reads the rows that sibling loops (passes) load alike once, and
+          the later passes leave those loads out. The first pass waits for block i in iteration i, so a
+          tile's first run is that pass with its loads, as without the knob (`streamed`); with the tile
+          pipe's load overlap on, the panel holds two rows and the next tile's row arrives during this
+          tile's passes: the steady state is the tile pipe reading the rows whole, overlapped with its
+          compute (`ahead`); with it off, every tile runs as the first
     kernel: T = launch overhead + each core's setup (`kernel_setup_cycles`) + T(root)
 
 Primitive latencies come only from the architecture description (fixed latency + volume /
@@ -192,12 +195,23 @@ class LatencyModel(TriangularLoops):
         return E.ceil_div(count, loop.spatial) if loop.spatial > 1 else count
 
     def pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool = False):
-        """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped)."""
+        """T_pipe(b); with `with_serial`, also l + m + s (one iteration with nothing overlapped). A tile pipe
+        that may keep rows for its passes: `streamed` where its load overlap is off, and for the first
+        tile; `ahead` in the steady state with the overlap on (the module docstring's keep)."""
+        if pipe.keep is None or pipe.load_knob is None:
+            return self._pipe(pipe, repeat, with_serial, ahead=False)
+        streamed = self._pipe(pipe, repeat, True, ahead=False)
+        steady = E.select(E.Knob(pipe.load_knob.name), self._pipe(pipe, repeat, False, ahead=True), streamed[0])
+        return (steady, streamed[1]) if with_serial else steady
+
+    def _pipe(self, pipe: Pipe, repeat: E.Expr, with_serial: bool, ahead: bool):
         spread = E.Knob(pipe.spread_knob.name) if pipe.spread_knob else None
-        l, reads = self.loads(pipe, repeat, spread)  # noqa: E741 (the paper's l, m, s)
+        l, reads = self.loads(pipe, repeat, spread, ahead)  # noqa: E741 (the paper's l, m, s)
         outer, kept = self.kept_buffers, pipe.keep
-        if kept is not None:  # the passes below read the kept rows in L1 when its knob is on
-            self.kept_buffers = {**outer, **{b: E.Knob(kept.knob) for b in kept.buffers + kept.later}}
+        if kept is not None:  # the passes below read the kept rows in L1 when its knob is on (not the first
+            # pass where the rows stream into it)
+            kept_here = kept.buffers + kept.later if ahead else kept.later
+            self.kept_buffers = {**outer, **{b: E.Knob(kept.knob) for b in kept_here}}
         items = pipe.child.items if isinstance(pipe.child, Seq) else [pipe.child]
         try:
             costs = [self.latency(item, repeat) for item in items]
@@ -207,7 +221,7 @@ class LatencyModel(TriangularLoops):
         s = self.store_stage(pipe.stores, repeat) if pipe.stores else E.Const(0)
         if reads is None and not pipe.stores:
             return (m, m) if with_serial else m
-        loaded = {p.buffer for p in pipe.loads} | set(kept.buffers + kept.later if kept else ())  # later: the row
+        loaded = {p.buffer for p in pipe.loads} | set(kept.buffers + kept.later if kept and ahead else ())
         used, filling = self.released(items, costs, loaded, {p.buffer for p in pipe.stores})
         cases = []
         load_knob = E.Knob(pipe.load_knob.name) if pipe.load_knob else None
@@ -257,9 +271,11 @@ class LatencyModel(TriangularLoops):
         first = min((i for i, found in enumerate(ops) if any(stored & set(p.writes) for p in found)), default=0)
         return E.add(*costs[:last + 1]), E.add(*costs[first:])
 
-    def loads(self, pipe: Pipe, repeat: E.Expr, spread: E.Expr | None) -> tuple[E.Expr, E.Expr | None]:
+    def loads(self, pipe: Pipe, repeat: E.Expr, spread: E.Expr | None,
+              ahead: bool = False) -> tuple[E.Expr, E.Expr | None]:
         """The load stage of a pipe and the bytes its cores read (None: it loads nothing). A pass's loads of
-        rows the tile pipe keeps drop out when the keep knob is on; the tile pipe then reads the rows whole."""
+        rows the tile pipe keeps drop out when the keep knob is on; with `ahead`, the tile pipe then reads
+        the rows whole (else the first pass reads them)."""
         kept = [p for p in pipe.loads if p.buffer in self.kept_buffers]
         if kept:
             knob = self.kept_buffers[kept[0].buffer]
@@ -268,7 +284,7 @@ class LatencyModel(TriangularLoops):
             off = self.load_stage(pipe.loads, E.mul(repeat, E.add(1, E.mul(-1, knob))), spread)
             return E.select(knob, on, off), E.select(knob, self.chip_reads(rest) if rest else E.Const(0),
                                                       self.chip_reads(pipe.loads))
-        if pipe.keep is not None:
+        if pipe.keep is not None and ahead:
             knob, rows = E.Knob(pipe.keep.knob), pipe.keep.panels()
             on = self.load_stage(pipe.loads + rows, E.mul(repeat, knob), spread)
             off = self.load_stage(pipe.loads, E.mul(repeat, E.add(1, E.mul(-1, knob))), spread) \

@@ -369,6 +369,8 @@ class Simulator(MovementMixin, ComputeMixin):
     def _cb_wait(self, role: Role, ins: CbWait) -> Any:
         cb = role.core.cbs[ins.cb]
         n = ins.tiles or cb.block
+        if not isinstance(n, int):  # a growing prefix of a kept row
+            n = n.eval(role.env)
         if cb.pushed - cb.popped >= n:
             return None
         cb.wait_data.append(role)
