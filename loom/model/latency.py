@@ -160,10 +160,10 @@ class LatencyModel(TriangularLoops):
         return self.pipe(heg, repeat)
 
     def loop(self, heg: For, repeat: E.Expr) -> E.Expr:
-        """T(for). A nest of plain loops around one pipe (nothing else in their bodies, no loop to a tile's end,
-        no kept panels) pipelines across the whole nest: its roles walk the nest without draining between
-        iterations of the outer loops, so the nest costs (product of trips - 1) steady iterations plus one
-        that fills and drains."""
+        """T(for). A nest of plain loops around one pipe (`_plain_nest`: nothing else in their bodies, no loop
+        to a tile's end, no kept panels, no multicast load) pipelines across the whole nest: its roles walk
+        the nest without draining between iterations of the outer loops, so the nest costs (product of
+        trips - 1) steady iterations plus one that fills and drains."""
         nest = _plain_nest(heg)
         if len(nest) > 1:
             total = E.mul(*[self.trips(f) for f in nest])
@@ -566,10 +566,6 @@ def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:
     return LatencyModel(arch, candidate).build(heg)
 
 
-__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "instruction",
-           "instruction_throughput", "tile_bytes", "tiles"]
-
-
 def _plain_nest(heg: For) -> list[For]:
     """The loops from `heg` down to a pipe when each holds only the next (or, the last, the pipe), none runs
     to a tile's end or keeps panels, and the pipe multicasts no load; else [] (priced loop by loop). A
@@ -588,3 +584,7 @@ def _plain_nest(heg: For) -> list[For]:
             return []
         loop = loop.child
     return []
+
+
+__all__ = ["Latency", "LatencyModel", "block_bytes", "candidate_latency", "dim_expr", "instruction",
+           "instruction_throughput", "tile_bytes", "tiles"]
