@@ -140,6 +140,10 @@ class AccessLowering:
     def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
         """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
         val = entry.meta.get("val")
+        if isinstance(val, torch.Tensor) and _positions_only(entry):
+            raise UnsupportedError("this index is computed from tile positions (`tile.index`), which is not "
+                                   "supported yet as a load or store index; expected a tile (`x[tile_n]`) or an "
+                                   "affine expression of tile starts (`x[tile_n.begin + k]`)", self.k.location(user))
         if isinstance(val, torch.Tensor):
             raise DataDependentIndexError(
                 "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
@@ -285,6 +289,22 @@ class AccessLowering:
         self.located(WriteOp(value.value, view), node)
 
     # ---------------------------------------------------------------- compute
+
+def _positions_only(node: torch.fx.Node) -> bool:
+    """Whether `node` computes on tile positions (`tile.index`) and reads no tensor data."""
+    seen, stack, positions = set(), [node], False
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        name = target_name(n)
+        if name in ("load", "_host_tensor"):
+            return False
+        positions |= name == "tile_index"
+        stack.extend(n.all_input_nodes)
+    return positions
+
 
 def _depends_on_tensor(node: torch.fx.Node) -> bool:
     seen, stack = set(), [node]
