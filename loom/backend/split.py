@@ -263,10 +263,9 @@ class ProgramBuilder:
         """Whether a buffer is filled at all: a later pass's load buffer is not (it reads the kept row)."""
         return name not in self.rows.reads or name in self.rows.panels
 
-    def _row_tiles(self, name: str) -> int:
-        """Tiles of a kept row: its blocks per row times a block's tiles."""
-        buf = next(b for b in self.buffers.values() if b.name == name)
-        return buf.rows * buf.cols * self.rows.panels[name].trips
+    def _panel_block(self, name: str) -> int:
+        """Tiles of one block of a kept row (the row holds `Panel.trips` of them)."""
+        return next(b.rows * b.cols for b in self.buffers.values() if b.name == name)
 
     def _buf_of_view(self, view: SSAValue) -> _Buf:
         owner = view.owner
@@ -421,12 +420,13 @@ class ProgramBuilder:
                 for role in ("reader", "writer"):  # a kept row's loads, all before its first pass
                     if inner.get(f"panel_{role}"):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(f"panel_{role}"))))
-                blocks = {p.buffer: self._row_tiles(p.buffer) // p.trips for p in self.rows.wait_before(op)}
-                inner.compute[:0] = [P.CbWait(b, (P.Affine.var(name) + 1) * n) for b, n in blocks.items()]  # i + 1
+                inner.compute[:0] = [P.CbWait(p.buffer, (P.Affine.var(name) + 1) * self._panel_block(p.buffer))
+                                     for p in self.rows.wait_before(op)]  # block i of a kept row in iteration i
                 for role in _ROLE_LISTS:
                     if inner.get(role):
                         roles.get(role).append(P.Loop(name, count, tuple(inner.get(role))))
-                roles.compute += [P.CbPop(p.buffer, self._row_tiles(p.buffer)) for p in self.rows.free_after(op)]
+                roles.compute += [P.CbPop(p.buffer, self._panel_block(p.buffer) * p.trips)
+                                  for p in self.rows.free_after(op)]
                 if op is self.split_loop:
                     roles.compute += self.combine.compute
                     roles.writer += self.combine.writer
