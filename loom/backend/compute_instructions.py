@@ -6,13 +6,15 @@ instructions."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
+from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.dialects.linalg.ops import CopyOp as LinalgCopyOp
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, IteratorType, MatmulOp, TransposeOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from loom import ops
 from loom.backend import program as P
@@ -58,6 +60,9 @@ def _generic(op: GenericOp, ref: Callable[[SSAValue], P.Ref], index: Callable[[S
             return mask
         arg = _unconverted(body[0].bound)  # the generic's second input, the data the positions meet
         maps = [m.data for m in op.indexing_maps]
+        if _repeat(maps[arg.index], maps[-1], out.type.get_shape()) != 1:
+            raise UnsupportedError("a mask comparing positions with data that lacks a leading dimension of the "
+                                   "tile is not supported; expected the data indexed by every leading dimension")
         return replace(mask, data=ref(op.inputs[arg.index]), data_bcast=_bcast(maps[arg.index], maps[-1]))
     if entry.form == "unary":
         return P.Unary(entry.name, ref(op.inputs[0]), ref(out))
@@ -75,7 +80,13 @@ def _generic(op: GenericOp, ref: Callable[[SSAValue], P.Ref], index: Callable[[S
     if maps[0] != maps[2]:
         raise UnsupportedError(f"`{entry.name}` broadcasting its first operand is not supported; expected the "
                                "full tile first (write `x - m[:, None]`, not `m[:, None] - x`)")
-    return P.Binary(entry.name, ref(a), ref(b), ref(out), _bcast(maps[1], maps[2]))
+    _check_constant_indices(maps[1], b.type.get_shape())
+    bcast = _bcast(maps[1], maps[2])
+    repeat = _repeat(maps[1], maps[2], out.type.get_shape()) if bcast in ("none", "col") else 1
+    if bcast == "col" and repeat != 1:
+        raise UnsupportedError("a column of per-row values broadcast over a leading dimension of the tile it meets "
+                               "is not supported yet; expected it indexed by every leading dimension")
+    return P.Binary(entry.name, ref(a), ref(b), ref(out), bcast, repeat=repeat)
 
 
 def _mask(body: PositionMaskOp, src: P.Ref, dst: P.Ref, index: Callable[[SSAValue], P.Affine]) -> P.Mask:
@@ -105,6 +116,36 @@ def _bcast(operand: AffineMap, out: AffineMap) -> str:
     row, col = out.num_dims - 2, out.num_dims - 1
     return {(True, True): "none", (True, False): "col", (False, True): "row", (False, False): "scalar"}[
         (row in used, col in used)]
+
+
+def _check_constant_indices(operand: AffineMap, shape: tuple[int, ...]) -> None:
+    """An operand's indexing map reads a dimension at a constant position only where it has one element."""
+    for expr, extent in zip(operand.results, shape):
+        if isinstance(expr, AffineConstantExpr) and extent != 1:
+            size = "a block size" if extent == DYNAMIC_INDEX else f"{extent} elements"
+            raise UnsupportedError(f"this broadcast reads the first element of a dimension of {size} of an operand "
+                                   "(a reduction kept with keepdim, then indexed with None, over a tile with a "
+                                   "leading dimension?): not supported yet; expected the operand broadcast along "
+                                   "dimensions of one element")
+
+
+def _repeat(operand: AffineMap, out: AffineMap, shape: tuple[int, ...]) -> int:
+    """How many times an operand's block stands down the rows of a tile of `shape` whose leading
+    dimensions (all but the last two, folded into the rows outermost first) it lacks: the product
+    of their extents. The operand's block repeats whole only when every leading dimension it has
+    (of more than one element) lies inside the ones it lacks."""
+    used = {e.position for e in operand.results if isinstance(e, AffineDimExpr)}
+    lacked = [d for d in range(out.num_dims - 2) if d not in used]
+    if not lacked:
+        return 1
+    if any(shape[d] == DYNAMIC_INDEX for d in lacked):
+        raise UnsupportedError("broadcasting over a leading dimension of a tile that is a block size is not "
+                               "supported; expected a whole dimension (`x[tile, :, ...]`) or a block of one")
+    if any(d not in lacked and d < max(lacked) and shape[d] != 1 for d in range(out.num_dims - 2)):
+        raise UnsupportedError("broadcasting over a leading dimension of a tile inside another leading dimension "
+                               "of more than one element is not supported; expected the broadcast dimensions "
+                               "outermost")
+    return math.prod(shape[d] for d in lacked)
 
 
 def _unconverted(value: SSAValue) -> SSAValue:

@@ -86,7 +86,9 @@ class Transpose:
 @dataclass(frozen=True)
 class Binary:
     """`dst = a op b`; `bcast` broadcasts b: "col" = b's first column across columns (per-row
-    values, e.g. a row max), "row" = b's first row down the rows, "scalar" = b[0, 0]."""
+    values, e.g. a row max), "row" = b's first row down the rows, "scalar" = b[0, 0]. `repeat`
+    > 1: b's block (bcast "none" or "col") stands `repeat` times down a's rows, the leading
+    dimensions of a tile that b lacks (`x * c[None, :, :]` on a heads x rows x columns tile)."""
 
     op: BinaryOp
     a: Ref
@@ -94,6 +96,7 @@ class Binary:
     dst: Ref
     bcast: Bcast = "none"
     live: Live | None = None
+    repeat: int = 1
 
 
 @dataclass(frozen=True)

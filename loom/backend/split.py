@@ -51,7 +51,7 @@ from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
-from loom.backend.dram_reads import block_reads
+from loom.backend.dram_reads import block_reads, leading_blocks
 from loom.backend.kept_rows import kept_rows
 from loom.backend.live_tiles import restrict_to_live_tiles
 from loom.backend.padding import padded_shape, whole_tiles
@@ -170,13 +170,13 @@ class ProgramBuilder:
     def _block_bytes(self, view: SSAValue) -> tuple[int, int, int]:
         """(tile rows, tile columns, bytes) of a block of a global tensor (a load's source, a store's target)."""
         rows, cols = self._block_tiles(view)
-        return rows, cols, rows * cols * self.arch.dtypes.tile_bytes[dtype_name(view.type.element_type)]
+        blocks = prod(self._extents(view.owner)[:-2])
+        return rows, cols, blocks * rows * cols * self.arch.dtypes.tile_bytes[dtype_name(view.type.element_type)]
 
     def _block_tiles(self, view: SSAValue) -> tuple[int, int]:
-        """(tile rows, tile columns) of a global subview."""
-        shape = view.type.get_shape()
-        return (_tiles(self._extent(view.owner, -2, shape), self.tile[0]),
-                _tiles(self._extent(view.owner, -1, shape), self.tile[1]))
+        """(tile rows, tile columns) of one 2-D block of a global subview."""
+        *_, rows, cols = self._extents(view.owner)
+        return _tiles(rows, self.tile[0]), _tiles(cols, self.tile[1])
 
     def _read(self, load: CopyOp, noc: int) -> Read:
         """A load as `spread_reads` sees it: its NoC, its bytes over every reading core, its parts (tile rows;
@@ -466,21 +466,23 @@ class ProgramBuilder:
                 return P.Affine(-(-a.const // b.const))
         raise UnsupportedError(f"index `{op.name}` is not affine in the loop indices")
 
-    def global_block(self, view: SSAValue, env: dict) -> tuple[str, tuple, int, int]:
-        """(tensor, tile index, rows, cols) of a global subview."""
+    def global_blocks(self, view: SSAValue, env: dict) -> tuple[str, list[tuple[tuple, int]], int, int]:
+        """(tensor, [(tile index, tile offset in the buffer)], rows, cols) of a global subview: one
+        rows x cols block per position of the leading dimensions it spans (`x[tile, :, tile_t, :]`)."""
         sv = view.owner
         assert isinstance(sv, memref.SubviewOp)
         dyn_offsets = iter(sv.offsets)
         offsets = [self.value(next(dyn_offsets), env) if o == DYNAMIC_INDEX else P.Affine(o)
                    for o in sv.static_offsets.get_values()]
         index = offsets[:-2] + [_tile_affine(o, self.tile[0]) for o in offsets[-2:]]
-        return sv.source.name_hint, tuple(index), *self._block_tiles(view)
+        rows, cols = self._block_tiles(view)
+        return sv.source.name_hint, leading_blocks(tuple(index), self._extents(sv)[:-2], rows * cols), rows, cols
 
-    def _extent(self, sv: memref.SubviewOp, dim: int, shape) -> int:
-        sizes = list(sv.static_sizes.get_values())
+    def _extents(self, sv: memref.SubviewOp) -> list[int]:
+        """A subview's extents, its block sizes resolved."""
         dynamic = iter(sv.sizes)
-        values = [self.sizes[next(dynamic).owner.label] if s == DYNAMIC_INDEX else s for s in sizes]
-        return values[dim]
+        return [self.sizes[next(dynamic).owner.label] if s == DYNAMIC_INDEX else s
+                for s in sv.static_sizes.get_values()]
 
     def op(self, op: Operation, roles: _Roles, env: dict, coord) -> None:
         if self.skip_epilogue and (isinstance(op, (CopyOp, MatmulOp, FillOp, TransposeOp, GenericOp, LinalgCopyOp))
@@ -516,13 +518,14 @@ class ProgramBuilder:
         if op in self.rows.dropped:
             return  # a later pass reads the row the first one kept
         if op.src_space.data == "L1":
-            tensor, index, rows, cols = self.global_block(op.dest, env)
+            tensor, blocks, rows, cols = self.global_blocks(op.dest, env)
             buf = self._buf_of_view(op.source)
-            roles.writer.append(P.DramWrite(tensor, index, buf.name, rows, cols, noc=self.store_noc))
+            roles.writer += [P.DramWrite(tensor, index, buf.name, rows, cols, offset, self.store_noc)
+                             for index, offset in blocks]
             if not _double_buffered_cb(buf):
                 roles.writer.append(P.Barrier())
             return
-        tensor, index, rows, cols = self.global_block(op.source, env)
+        tensor, blocks, rows, cols = self.global_blocks(op.source, env)
         buf = self._buf_of_view(op.dest)
         transfer = self.transfer_of[op]
         where = "hoist_" if buf.name in self.kept else "panel_" if buf.name in self.rows.panels else ""
@@ -532,7 +535,9 @@ class ProgramBuilder:
                 raise UnsupportedError(f"`{tensor}` is read back by {transfer.receivers} cores from one; expected "
                                        "each core to read back the blocks it stored itself")
             engine.append(P.Barrier("writes"))
-        reads = self.dram_reads(op, tensor, index, buf.name, rows, cols)
+        own = self.read_noc[op]  # named only where it is not its engine's own NoC; a share elsewhere if spread
+        named = None if own == engine_noc(self.engine_of[op], self.arch.noc.count) else own
+        reads = block_reads(tensor, blocks, buf.name, rows, cols, self.parts_elsewhere.get(op, 0), 1 - own, named)
         if transfer.receivers <= 1:
             engine += [*reads, P.Barrier("reads")]
             return
@@ -548,12 +553,6 @@ class ProgramBuilder:
         else:
             engine += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
 
-    def dram_reads(self, load: CopyOp, tensor: str, index: tuple, cb: str, rows: int, cols: int) -> list:
-        """The reads of one block on its NoC (`read_noc`; unnamed where it is its engine's own), a share of
-        it on the other NoC where its stage spreads (`block_reads`)."""
-        nocs, own = self.arch.noc.count, self.read_noc[load]
-        named = None if own == engine_noc(self.engine_of[load], nocs) else own
-        return block_reads(tensor, index, cb, rows, cols, self.parts_elsewhere.get(load, 0), 1 - own, named)
 
 
     def compute(self, op: Operation, env: dict) -> object:

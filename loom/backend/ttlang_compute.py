@@ -436,6 +436,10 @@ class ComputeLowering:
             return f"ttl.block.transpose({v(ins.src.name)})"
         if isinstance(ins, P.Binary):
             a, b = v(ins.a.name), v(ins.b.name)
+            if ins.repeat != 1:
+                raise UnsupportedError(f"{self.where()}: Binary repeats '{ins.b.name}' {ins.repeat} times down the "
+                                       "rows of its first operand (a leading dimension it lacks); TT-Lang's "
+                                       "ttl.block.broadcast takes one-tile-wide blocks only")
             if ins.bcast != "none":
                 rows, cols = self.ctx.block_shape(ins.b.name)
                 dims = {"col": [-1], "row": [-2], "scalar": [-2, -1]}[ins.bcast]

@@ -283,7 +283,10 @@ class _Ctx:
         elif isinstance(ins, Binary):
             self.known_op(ins, "binary")
             a = self.shape(ins, ins.a)
-            want = {"none": a, "col": (a[0], 1), "row": (1, a[1]), "scalar": (1, 1)}.get(ins.bcast)
+            rows = a[0] // ins.repeat if ins.bcast in ("none", "col") else a[0]
+            want = {"none": (rows, a[1]), "col": (rows, 1), "row": (1, a[1]), "scalar": (1, 1)}.get(ins.bcast)
+            if ins.repeat < 1 or a[0] % ins.repeat:
+                self.fail(ins, f"expected a repeat dividing a's {a[0]} row tiles, found {ins.repeat}")
             if want is None:
                 self.fail(ins, f"expected bcast none, row, col or scalar, found '{ins.bcast}'")
             self.same(ins, f"b (bcast '{ins.bcast}')", want, self.shape(ins, ins.b))

@@ -333,6 +333,11 @@ class ComputeLowering:
         if len(axes) != len(given) or any(a < rank - 2 for a in axes):
             raise UnsupportedError("a reduction over a leading (batch) dimension is not supported yet; expected "
                                    "reductions over the last two dimensions", self.k.location(node))
+        if any(d != 1 for d in src.dims[:-2]):  # a result per (head, row) would need a column per head
+            raise UnsupportedError(f"`{name}` of a tile that spans a leading dimension ({src.dims[0]} positions: "
+                                   "`x[tile, :, tile_t, :]`) is not supported yet; expected one position of each "
+                                   "leading dimension per tile (`x[tile_b, h, tile_t, :]`, or a grid over it)",
+                                   self.k.location(node))
         keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim", False))
         if rank >= 2 and axes == [rank - 2]:  # over a tile's rows (column sums): transposed, a row reduction
             if keepdim:

@@ -45,6 +45,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from loom.errors import CapacityError, LoomError, UnsupportedError
 from loom.frontend.access import AccessLowering
 from loom.frontend.batch_blocks import with_batch_blocks_of_one
+from loom.frontend.column_halves import column_halves
 from loom.frontend.column_stores import ColumnStoreLowering
 from loom.frontend.compute import (
     MATMULS,
@@ -86,6 +87,7 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
+        column_halves(kernel)  # `hl.split` / `hl.join` of a reshaped pair: column-half loads and stores
         self.k, batch_ids = with_batch_blocks_of_one(kernel)
         kernel = self.k
         self.batch_symbols = {kernel.blocks[i].symbol for i in batch_ids} | set(kernel.grid_indices)  # `hl.grid`

@@ -111,7 +111,7 @@ def apply(ins: object, read: Callable[..., np.ndarray], write: Callable[[Ref, np
         elif isinstance(ins, Transpose):
             write(ins.dst, read(ins.src).T)
         elif isinstance(ins, Binary):
-            a, b = read(ins.a), _broadcast(read(ins.b), ins.bcast)
+            a, b = read(ins.a), _broadcast(np.tile(read(ins.b), (ins.repeat, 1)), ins.bcast)
             write(ins.dst, ops.lookup("binary", ins.op).numpy(a, b).astype(np.float32))
         elif isinstance(ins, Scalar):
             a = read(ins.a)
