@@ -27,6 +27,7 @@ ISSUE17_EXAMPLES = {
     "swiglu": ({"M": 64, "N": 128}, True),
     "matmul_bias_gelu": ({"M": 64, "N": 64, "K": 64}, False),
     "rope": ({"H": 2, "S": 64, "D": 64}, True),
+    "rope_pairs": ({"B": 2, "H": 2, "S": 64, "D": 64}, True),  # reshape / permute / hl.split / hl.join; whole heads
     "cross_entropy": ({"N": 64, "V": 200}, True),  # int64 labels; a vocabulary tail
     "upper_row_sums": ({"M": 96, "N": 200}, True),  # a loop from the row block's start (issue 19)
     "welford": ({"M": 96, "N": 200}, True),  # two columns of one tile stored (gathered into one block)

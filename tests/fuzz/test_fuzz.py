@@ -60,6 +60,9 @@ SHAPES = {
     "matmul_bias_gelu": st.fixed_dictionaries({d: extents(512) for d in "MNK"}),
     "bmm": st.fixed_dictionaries({"B": st.integers(1, 4), **{d: extents(256) for d in "MNK"}}),
     "rope": st.fixed_dictionaries({"H": st.integers(1, 4), "S": extents(512), "D": st.sampled_from([64, 128])}),
+    # every head in one tile, cos / sin repeated down it; Helion reshapes a whole dimension of a power of two only
+    "rope_pairs": st.fixed_dictionaries({"B": st.integers(1, 2), "H": st.sampled_from([1, 2, 4]), "S": extents(512),
+                                         "D": st.sampled_from([64, 128])}),
     # per-tile partials sized by the row block; rows of one value leave x * inv_rms = +-1, where the input gradient
     # is a difference of equal terms (cancellation, not an error of the program): at least 2 columns
     "rms_norm_backward": st.fixed_dictionaries({"M": extents(512), "N": extents(1024).filter(lambda n: n > 1)}),
