@@ -83,9 +83,6 @@ def _generic(op: GenericOp, ref: Callable[[SSAValue], P.Ref], index: Callable[[S
     _check_constant_indices(maps[1], b.type.get_shape())
     bcast = _bcast(maps[1], maps[2])
     repeat = _repeat(maps[1], maps[2], out.type.get_shape()) if bcast in ("none", "col") else 1
-    if bcast == "col" and repeat != 1:
-        raise UnsupportedError("a column of per-row values broadcast over a leading dimension of the tile it meets "
-                               "is not supported yet; expected it indexed by every leading dimension")
     return P.Binary(entry.name, ref(a), ref(b), ref(out), bcast, repeat=repeat)
 
 

@@ -40,6 +40,11 @@ def column_halves(kernel: TracedKernel) -> None:
                 _joined_store(graph, node)
 
 
+def _name(node: object) -> str:
+    """The FX target name of `node`; "" for anything that is not a node (a list, a number)."""
+    return target_name(node) if isinstance(node, torch.fx.Node) else ""
+
+
 def _erase_unused(graph: torch.fx.Graph, node: object) -> None:
     """Erase `node` if nothing uses it any more, then the nodes it read, in turn (not the tensors)."""
     if isinstance(node, torch.fx.Node) and not node.users and target_name(node) != "_host_tensor":
@@ -51,14 +56,14 @@ def _erase_unused(graph: torch.fx.Graph, node: object) -> None:
 
 def _swaps_last_two(permute: object) -> bool:
     """`permute` is a permute node exchanging its input's last two dimensions only."""
-    if not isinstance(permute, torch.fx.Node) or target_name(permute) != "aten.permute.default":
+    if _name(permute) != "aten.permute.default":
         return False
     dims = list(permute.args[1])
     return dims == [*range(len(dims) - 2), len(dims) - 1, len(dims) - 2]
 
 
 def _reshape(node: object) -> bool:
-    return isinstance(node, torch.fx.Node) and target_name(node) in ("aten.view.default", "aten.reshape.default")
+    return _name(node) in ("aten.view.default", "aten.reshape.default")
 
 
 def _half_width(permute: torch.fx.Node, reshape: torch.fx.Node, whole: torch.fx.Node) -> int | None:
@@ -66,9 +71,11 @@ def _half_width(permute: torch.fx.Node, reshape: torch.fx.Node, whole: torch.fx.
     made of `whole`'s last one (of 2 * half elements); else None."""
     if not _swaps_last_two(permute) or not _reshape(reshape):
         return None
-    shape, val = list(reshape.args[1]), whole.meta.get("val")
-    if not isinstance(val, torch.Tensor) or len(shape) != val.dim() + 1:
+    shape, val, pairs = list(reshape.args[1]), whole.meta.get("val"), reshape.meta.get("val")
+    if not isinstance(val, torch.Tensor) or not isinstance(pairs, torch.Tensor) or len(shape) != val.dim() + 1:
         return None
+    if [str(d) for d in pairs.shape[:-2]] != [str(d) for d in val.shape[:-1]]:
+        return None  # the leading dimensions re-chunked: not a pair of the last one
     half, width = shape[-1], val.shape[-1]
     return half if shape[-2] == 2 and isinstance(half, int) and width == 2 * half else None
 
@@ -96,7 +103,7 @@ def _split(graph: torch.fx.Graph, split: torch.fx.Node) -> None:
 def _sliced(graph: torch.fx.Graph, node: torch.fx.Node, start: int, width: int) -> torch.fx.Node | None:
     """A new node computing `node[..., start:start + width]`: the load it comes from, sliced, through the
     conversions between them; None where `node` is anything else."""
-    name = target_name(node)
+    name = _name(node)
     if name in _CONVERSIONS:
         inner = _sliced(graph, node.args[0], start, width)
         return None if inner is None else _copy(graph, node, (inner, *node.args[1:]), start, width)
@@ -120,13 +127,13 @@ def _joined_store(graph: torch.fx.Graph, store: torch.fx.Node) -> None:
     if not isinstance(index, (list, tuple)) or index[-1] != slice(None) or not isinstance(value, torch.fx.Node):
         return
     conversions = []
-    while target_name(value) in _CONVERSIONS:
+    while _name(value) in _CONVERSIONS:
         conversions.append(value)
         value = value.args[0]
-    reshape, permute = value, value.args[0] if value.args else None
-    while isinstance(permute, torch.fx.Node) and target_name(permute) in _PASS_THROUGH:
+    reshape, permute = value, value.args[0] if isinstance(value, torch.fx.Node) and value.args else None
+    while _name(permute) in _PASS_THROUGH:
         permute = permute.args[0]
-    if not isinstance(permute, torch.fx.Node) or not permute.args or target_name(permute.args[0]) != "join":
+    if not _name(permute) or not permute.args or _name(permute.args[0]) != "join":
         return
     join, val = permute.args[0], reshape.meta.get("val")
     halves = [part.meta.get("val") for part in join.args[:2] if isinstance(part, torch.fx.Node)]

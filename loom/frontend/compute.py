@@ -114,14 +114,12 @@ class ComputeLowering:
                                    self.k.location(node))
         if index == [None, slice(None)] and _a_column(src):
             return self.column_as_row(src, node)
-        dims, expanded, source_dim = [], list(src.expanded), 0
-        for pos, entry in enumerate(index):
-            if entry is None:
-                dims.append(1)
+        dims, expanded, source_dim = [], [], 0
+        for pos, entry in enumerate(index):  # src's own unit dims (a keepdim result's) move with it
+            if entry is None or source_dim in src.expanded:
                 expanded.append(pos)
-            else:
-                dims.append(src.dims[source_dim])
-                source_dim += 1
+            dims.append(1 if entry is None else src.dims[source_dim])
+            source_dim += entry is not None
         return Tile(src.value, dims, tuple(expanded))
 
     def column_as_row(self, src: Tile, node: torch.fx.Node) -> Tile:

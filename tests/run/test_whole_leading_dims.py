@@ -1,15 +1,16 @@
 """A tile that spans a whole leading dimension (`q[tile_b, :, tile_t, :]`: every head of a batch and
 block of rows) moves one 2-D block per head, and an operand that lacks that dimension
-(`c[:, None, :, :]`) stands once per head down the tile's rows. Before, the block's reads
-covered the first head only and the other heads computed on whatever the buffer held."""
+(`c[:, None, :, :]`, or a kept row maximum of it) stands once per head down the tile's rows. Before,
+the block's reads covered the first head only and the other heads computed on whatever the buffer
+held."""
 
 from __future__ import annotations
 
 import pytest
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
 from loom.backend import program as P
-from loom.backend.compute_instructions import _repeat
+from loom.backend.compute_instructions import _check_constant_indices, _repeat
 from loom.errors import UnsupportedError
 from tests.conftest import run_kernel_text
 
@@ -70,10 +71,21 @@ def test_a_reduction_of_a_tile_over_several_heads_is_refused_at_its_line(tmp_pat
         run_kernel_text(tmp_path, text)
 
 
-def test_a_kept_reduction_broadcast_over_the_heads_is_refused_not_read_as_a_scalar(tmp_path):
-    text = KERNEL.replace("+ c[:, None, :, :])", "+ c.amax(-1, keepdim=True)[:, None, :, :])")
-    with pytest.raises(UnsupportedError, match=r"kernel.py:14: .*reads the first element of a dimension"):
-        run_kernel_text(tmp_path, text)
+def test_a_kept_reduction_broadcast_over_the_heads_is_a_column_per_head(tmp_path):
+    """`c.amax(-1, keepdim=True)[:, None, :, :]`: the subscript moves the kept unit dimension with its
+    source dimension (it was read as one value of the row before: a scalar broadcast)."""
+    text = KERNEL.replace("+ c[:, None, :, :])", "+ c.amax(-1, keepdim=True)[:, None, :, :])").replace(
+        "return (x * c + c).to(q.dtype)", "return (x * c + c.amax(-1, keepdim=True)).to(q.dtype)")
+    outcome = run_kernel_text(tmp_path, text)
+    assert outcome.check.ok, outcome.check
+    adds = [i for i in _walk(outcome.program.groups[0].compute) if isinstance(i, P.Binary) and i.op == "add"]
+    assert [(i.bcast, i.repeat) for i in adds] == [("col", 3)]
+
+
+def test_a_broadcast_reading_one_element_of_a_longer_dimension_is_refused():
+    with pytest.raises(UnsupportedError, match="first element of a dimension of 64 elements"):
+        _check_constant_indices(AffineMap(2, 0, (AffineConstantExpr(0), AffineDimExpr(1))), (64, 64))
+    _check_constant_indices(AffineMap(2, 0, (AffineConstantExpr(0), AffineDimExpr(1))), (1, 64))
 
 
 def test_a_broadcast_inside_a_leading_dimension_of_several_elements_is_refused():
