@@ -98,10 +98,16 @@ def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.nd
 
 
 def tolerance(reference: np.ndarray, dtype: torch.dtype) -> float:
-    """Absolute tolerance: a few units in the last place of the output dtype at the reference's scale."""
+    """Absolute tolerance: a few units in the last place of the output dtype at the reference's scale (its
+    largest finite value)."""
     eps = {torch.bfloat16: 2**-7, torch.float16: 2**-10, torch.float32: 2**-20,
            torch.float8_e4m3fn: 2**-3, torch.float8_e5m2: 2**-2}.get(dtype, 2**-7)
-    return 2 * eps * max(float(np.abs(reference).max()), 1.0)
+    return 2 * eps * max(_finite_max(reference), 1.0)
+
+
+def _finite_max(values: np.ndarray) -> float:
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else 0.0
 
 
 def _kernel_function(compilation: Compilation) -> func.FuncOp:
@@ -224,9 +230,13 @@ def _check(program: Program, simulated: dict[str, np.ndarray], reference, args: 
 
 
 def _compared(name: str, got: np.ndarray, ref: np.ndarray, dtype: torch.dtype) -> Check:
-    """One value against its reference (float32 arrays of one shape), at the tolerance of `dtype`."""
-    error = float(np.abs(got - ref).max()) if ref.size else 0.0
-    return Check(name, error, float(np.abs(ref).max()) if ref.size else 0.0, tolerance(ref, dtype))
+    """One value against its reference (float32 arrays of one shape), at the tolerance of `dtype`: a NaN or
+    an infinity matches the same in the reference (`x ** 1.5` of a negative x), and nothing else."""
+    with np.errstate(invalid="ignore"):
+        same = (got == ref) | (np.isnan(got) & np.isnan(ref))
+        gap = np.where(same, 0.0, np.abs(got - ref))
+    error = float(np.nan_to_num(gap, nan=np.inf).max()) if ref.size else 0.0
+    return Check(name, error, _finite_max(ref), tolerance(ref, dtype))
 
 
 def _worst(checks: list[Check]) -> Check:

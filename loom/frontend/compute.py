@@ -183,6 +183,8 @@ class ComputeLowering:
     def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
         out = node.meta["val"]
         dims = self.dims_of(out.shape)
+        if target_name(node) == "aten.pow.Tensor_Scalar" and node.args[1] not in _POWERS:
+            return self.power(node, env[node.args[0]], node.args[1], dims, element_type(out.dtype))
         try:
             op, args = elementwise_form(node)
         except ValueError as err:
@@ -212,6 +214,27 @@ class ComputeLowering:
                                             [d for i, d in enumerate(dims) if i not in common], out_type, op)
             return Tile(inner.value, dims, common)
         return self.elementwise_values(node, operands, dims, out_type, op)
+
+    def power(self, node: torch.fx.Node, x: Tile, power: float, dims: list, out_type) -> Tile:
+        """`x ** power` for a constant other than `_POWERS`'s: a whole power by squaring (x ** -n as 1 / x ** n,
+        right for negative x as torch's), any other as exp(power * log(x)) (NaN for negative x, as torch)."""
+        if not isinstance(x, Tile) or power == 0:
+            raise UnsupportedError(f"`x ** {power}` is not supported; expected a tile raised to a nonzero constant",
+                                   self.k.location(node))
+        mul = ops.lookup("binary", "mul")
+        if float(power).is_integer():
+            n, result, base = abs(int(power)), None, x
+            while n:
+                if n & 1:
+                    result = base if result is None else self.elementwise_values(node, [result, base], dims, out_type,
+                                                                                mul)
+                n >>= 1
+                base = self.elementwise_values(node, [base, base], dims, out_type, mul) if n else base
+            return result if power > 0 else self.elementwise_values(node, [1.0, result], dims, out_type,
+                                                                     ops.lookup("binary", "div"))
+        log = self.elementwise_values(node, [x], dims, out_type, ops.lookup("unary", "log"))
+        scaled = self.elementwise_values(node, [log, float(power)], dims, out_type, mul)
+        return self.elementwise_values(node, [scaled], dims, out_type, ops.lookup("unary", "exp"))
 
     def rounded_to_held(self, node: torch.fx.Node, src: Tile, dims: list, dtype: torch.dtype) -> Tile:
         """`x.to(torch.float8_e4m3fn)` in the loop: x rounded to the fp8 values in its own format (one rounding,
