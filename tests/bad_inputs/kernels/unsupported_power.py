@@ -1,4 +1,4 @@
-"""A power other than 2, 3, 0.5, -0.5 and -1 is not lowered yet."""
+"""A zero power (x ** 0, a tile of ones) is refused; every other constant power is lowered."""
 import torch
 
 import helion
@@ -6,12 +6,12 @@ import helion.language as hl
 
 
 @helion.kernel(static_shapes=True)
-def cube(x: torch.Tensor) -> torch.Tensor:
+def zeroth(x: torch.Tensor) -> torch.Tensor:
     m, n = x.size()
     out = torch.empty([m, n], dtype=x.dtype, device=x.device)
     for tile_m, tile_n in hl.tile([m, n]):
         t = x[tile_m, tile_n]
-        out[tile_m, tile_n] = t ** 5  # LINE
+        out[tile_m, tile_n] = t ** 0  # LINE
     return out
 
 
