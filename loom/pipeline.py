@@ -218,7 +218,7 @@ def _compile_lowered(lowering: Lowering, target: Arch, seconds: dict[str, float]
     from loom.mapping.candidates import enumerate_candidates
     from loom.mapping.reduction import split_note
     from loom.model.models import CandidateModels
-    from loom.passes.l1_footprint import l1_footprint
+    from loom.passes.l1_footprint import l1_footprint, whole_leading_blocks
     from loom.solve import select
     from loom.solve.materialize import materialize
 
@@ -253,7 +253,8 @@ def _compile_lowered(lowering: Lowering, target: Arch, seconds: dict[str, float]
     seconds["solve (stage 6)"] = deciding - bounding - built
     if not ranked:
         raise select.no_schedule_error(models, rejected, target, time_limit_s=time_limit_s,
-                                       total_time_limit_s=total_time_limit_s, block_sizes=block_sizes)
+                                       total_time_limit_s=total_time_limit_s, block_sizes=block_sizes,
+                                       whole=whole_leading_blocks(concrete))
     chosen = select.to_schedule(ranked[0], target, kernel_name, shape or {}, source)
     chosen.split_note = split_note(concrete, candidates.candidates, ranked if counts is None or counts.exhaustive
                                    else ranked[:top_k], None if counts is None else counts.bounds or None)

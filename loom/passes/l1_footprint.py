@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.ir import SSAValue
 
 from loom.ir.dialect import MemAllocOp, VbBindOp, VbCreateOp
@@ -85,3 +86,15 @@ def _term(slot: int, storage: SSAValue, sizes, buffers: list[SSAValue], labels: 
     memref = storage.type
     dims = _tiled(symbolic_dims(sizes, memref.get_shape()), tile)
     return FootprintTerm(slot, element_bytes(memref.element_type), dims, tuple(labels))
+
+
+def whole_leading_blocks(module: ModuleOp) -> list[tuple[str, int]]:
+    """(source line, positions) of each global block that spans more than one position of its leading
+    dimensions (`x[tile_b, :, tile_t, :]`): every position is in L1 at once, whatever the block sizes."""
+    found = []
+    for op in module.walk():
+        if isinstance(op, memref.SubviewOp):
+            leading = [s for s in op.static_sizes.get_values()[:-2] if s != DYNAMIC_INDEX]
+            if math.prod(leading) > 1 and "loom.loc" in op.attributes:
+                found.append((op.attributes["loom.loc"].data, math.prod(leading)))
+    return sorted(set(found))

@@ -106,8 +106,9 @@ def ranked_or_rejected(model: CandidateModel, solution: Solution | SolverError |
 
 def no_schedule_error(models: list[CandidateModel], rejected: list[Rejected], arch: Arch, *,
                       time_limit_s: float | None = None, total_time_limit_s: float | None = None,
-                      block_sizes: dict[str, int] | None = None) -> NoScheduleError:
-    """Why no candidate gave a schedule, in one sentence with what was expected and what was found."""
+                      block_sizes: dict[str, int] | None = None, whole: list[tuple[str, int]] = ()) -> NoScheduleError:
+    """Why no candidate gave a schedule, in one sentence with what was expected and what was found; `whole`:
+    (line, positions) of the blocks that span a leading dimension whole (named where L1 is short)."""
     count = len(models)
     unsolved = [r for r in rejected if r.kind == "not solved"]
     if count and len(unsolved) == len(rejected):
@@ -134,7 +135,10 @@ def no_schedule_error(models: list[CandidateModel], rejected: list[Rejected], ar
         return NoScheduleError(
             f"no candidate is feasible on {arch.name}: L1 footprint <= {l1} bytes (usable L1 of {arch.name}) "
             f"fails for all {count} candidates; even {given} ({shown}, no double buffering) need {need} bytes "
-            f"of L1 per core: expected l1.usable_bytes >= {need}, found {l1}")
+            f"of L1 per core: expected l1.usable_bytes >= {need}, found {l1}"
+            + (f"; the blocks at {', '.join(f'{loc} ({n} positions)' for loc, n in whole[:3])} hold every position "
+               "of a leading dimension at once (`x[tile, :, tile_t, :]`): index one position per tile (a grid over "
+               "that dimension)" if whole else ""))
     reasons = sorted({r.reason for r in rejected})
     return NoScheduleError(f"no candidate is feasible ({len(rejected)} of {count} rejected); "
                            + " | ".join(reasons[:3]))
