@@ -553,8 +553,6 @@ class ProgramBuilder:
         else:
             engine += [P.SemSet(valid, 0), P.SemInc(ready, 1, core=lo), P.SemWait(valid, 1)]
 
-
-
     def compute(self, op: Operation, env: dict) -> object:
         def ref(v: SSAValue) -> P.Ref:
             buf = self._buf_of_view(v)

@@ -183,8 +183,11 @@ class ComputeLowering:
     def elementwise(self, node: torch.fx.Node, env: dict) -> Tile:
         out = node.meta["val"]
         dims = self.dims_of(out.shape)
-        if target_name(node) == "aten.pow.Tensor_Scalar" and node.args[1] not in _POWERS:
-            return self.power(node, env[node.args[0]], node.args[1], dims, element_type(out.dtype))
+        power = node.args[1] if target_name(node) == "aten.pow.Tensor_Scalar" else None
+        power = env.get(power) if isinstance(power, torch.fx.Node) else power  # a scalar argument's value
+        if isinstance(power, (int, float)) and not isinstance(power, bool) and (
+                power not in _POWERS or isinstance(node.args[1], torch.fx.Node)):
+            return self.power(node, env[node.args[0]], power, dims, element_type(out.dtype))
         try:
             op, args = elementwise_form(node)
         except ValueError as err:
@@ -216,12 +219,16 @@ class ComputeLowering:
         return self.elementwise_values(node, operands, dims, out_type, op)
 
     def power(self, node: torch.fx.Node, x: Tile, power: float, dims: list, out_type) -> Tile:
-        """`x ** power` for a constant other than `_POWERS`'s: a whole power by squaring (x ** -n as 1 / x ** n,
-        right for negative x as torch's), any other as exp(power * log(x)) (NaN for negative x, as torch)."""
+        """`x ** power` for a constant other than `_POWERS`'s, or a scalar argument's value: a whole power by squaring
+        (x ** -n as 1 / x ** n, right for negative x as torch's), 0.5 and -0.5 as sqrt and rsqrt, any other as
+        exp(power * log(x)) (NaN for negative x, as torch)."""
         if not isinstance(x, Tile) or power == 0:
             raise UnsupportedError(f"`x ** {power}` is not supported; expected a tile raised to a nonzero constant",
                                    self.k.location(node))
         mul = ops.lookup("binary", "mul")
+        if power in (0.5, -0.5):
+            root = ops.lookup("unary", "sqrt" if power > 0 else "rsqrt")
+            return self.elementwise_values(node, [x], dims, out_type, root)
         if float(power).is_integer():
             n, result, base = abs(int(power)), None, x
             while n:
@@ -354,8 +361,9 @@ class ComputeLowering:
         if len(axes) != len(given) or any(a < rank - 2 for a in axes):
             raise UnsupportedError("a reduction over a leading (batch) dimension is not supported yet; expected "
                                    "reductions over the last two dimensions", self.k.location(node))
-        if any(d != 1 for d in src.dims[:-2]):  # a result per (head, row) would need a column per head
-            raise UnsupportedError(f"`{name}` of a tile that spans a leading dimension ({src.dims[0]} positions: "
+        lead = [getattr(d, "label", d) for d in src.dims[:-2] if d != 1]
+        if lead:  # a result per (head, row) would need a column per head
+            raise UnsupportedError(f"`{name}` of a tile that spans a leading dimension ({lead[0]} positions: "
                                    "`x[tile, :, tile_t, :]`) is not supported yet; expected one position of each "
                                    "leading dimension per tile (`x[tile_b, h, tile_t, :]`, or a grid over it)",
                                    self.k.location(node))

@@ -43,6 +43,17 @@ def test_constant_powers_match_torch_nan_where_torch_has_nan(tmp_path, arch):
     assert outcome.check.ok, outcome.check
 
 
+@pytest.mark.parametrize("power", [2.0, -0.5, 1.5, -3])
+def test_a_power_given_as_a_scalar_argument_is_its_value(tmp_path, power):
+    text = KERNEL.replace("def powers(x: torch.Tensor)", "def powers(x: torch.Tensor, p: float)").replace(
+        "(v ** 5 - v ** -2 + v ** 2.5 + torch.abs(v) ** -0.75)", "(torch.abs(v) ** p)").replace(
+        "def reference(x):", "def reference(x, p):").replace(
+        "return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)) + 0.5,)",
+        f"return (torch.randn(M, N, generator=torch.Generator().manual_seed(0)) + 0.5, {power})")
+    outcome = run_kernel_text(tmp_path, text)
+    assert outcome.check.ok, outcome.check
+
+
 def test_nan_and_infinity_match_only_themselves():
     ref = np.array([1.0, np.nan, np.inf, -np.inf], dtype=np.float32)
     assert _compared("t", ref.copy(), ref, torch.float32).ok
