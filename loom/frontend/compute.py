@@ -48,7 +48,8 @@ _POWERS = {2: ("aten.mul.Tensor", "x * x"), 3: ("aten.mul.Tensor", "x * x * x"),
 def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
     """The op-table entry an elementwise node computes and its operands (tiles as FX nodes, or numbers):
     relu is max(x, 0), `x ** c` for c in 2, 3, 0.5, -0.5, -1 is x * x (* x), sqrt, rsqrt or 1 / x, reciprocal 1 / x.
-    The entry is None for a format conversion; an unsupported power raises a ValueError naming the ones accepted."""
+    The entry is None for a format conversion; a power not known when compiling raises a ValueError (any other
+    constant is `ComputeLowering.power`'s)."""
     name = target_name(node)
     if name == "aten.relu.default":
         return ops.from_aten("aten.maximum.default"), [node.args[0], 0.0]
@@ -62,9 +63,9 @@ def elementwise_form(node: torch.fx.Node) -> tuple[ops.Op | None, list]:
         return ops.lookup("binary", _LOGICAL[name]), list(node.args[:2])
     if name == "aten.pow.Tensor_Scalar":
         x, power = node.args
-        if power not in _POWERS:
-            accepted = ", ".join(f"{p} ({form})" for p, (_, form) in _POWERS.items())
-            raise ValueError(f"`x ** {power}` is not supported yet; expected a power of {accepted}")
+        if power not in _POWERS:  # numbers went to `ComputeLowering.power`: this one is not known when compiling
+            raise ValueError(f"`x ** {power}` with a power not known when compiling is not supported; expected a "
+                             "constant or a scalar argument of the kernel")
         target = _POWERS[power][0]
         operands = {2: [x, x], 3: [x, x, x], -1: [1.0, x]}.get(power, [x])  # x * x * x, as torch computes it
         return ops.from_aten(target), operands
