@@ -20,7 +20,7 @@ from loom.errors import DataDependentIndexError, NonAffineIndexError, Unsupporte
 from loom.frontend.global_tensors import one_row
 from loom.frontend.head_groups import DIVIDED, grouped_index
 from loom.frontend.helion import BlockInfo, ir_name
-from loom.frontend.tiles import Tile, target_name
+from loom.frontend.tiles import Tile, ancestors, target_name
 from loom.ir.dialect import ReadOp, WriteOp
 
 # Scalar index arithmetic Helion records on SymInts (`b.begin + 1`), with the arith op that builds it.
@@ -292,31 +292,13 @@ class AccessLowering:
 
 def _positions_only(node: torch.fx.Node) -> bool:
     """Whether `node` computes on tile positions (`tile.index`) and reads no tensor data."""
-    seen, stack, positions = set(), [node], False
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        name = target_name(n)
-        if name in ("load", "_host_tensor"):
-            return False
-        positions |= name == "tile_index"
-        stack.extend(n.all_input_nodes)
-    return positions
+    names = {target_name(n) for n in ancestors(node)}
+    return "tile_index" in names and not names & {"load", "_host_tensor"}
 
 
 def _depends_on_tensor(node: torch.fx.Node) -> bool:
-    seen, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        if isinstance(n.meta.get("val"), torch.Tensor) and target_name(n) != "_host_tensor":
-            return True
-        stack.extend(a for a in n.all_input_nodes)
-    return False
+    return any(isinstance(n.meta.get("val"), torch.Tensor) and target_name(n) != "_host_tensor"
+               for n in ancestors(node))
 
 
 def row_read(node: torch.fx.Node, index: list, vectors: dict) -> list:

@@ -24,7 +24,7 @@ from loom import ops
 from loom.errors import UnsupportedError
 from loom.frontend.access import Access
 from loom.frontend.global_tensors import host_accesses
-from loom.frontend.tiles import Tile, target_name
+from loom.frontend.tiles import Tile, ancestors, target_name
 from loom.ir.dialect import ReadOp
 
 
@@ -258,16 +258,7 @@ def flat_gathers(kernel) -> dict[str, str]:
 
 def _from_positions(entry: object) -> bool:
     """An index entry computed from a tile's positions (`tile.index`)."""
-    stack, seen = [entry], set()
-    while stack:
-        node = stack.pop()
-        if not isinstance(node, torch.fx.Node) or node in seen:
-            continue
-        seen.add(node)
-        if target_name(node) == "tile_index":
-            return True
-        stack.extend(node.all_input_nodes)
-    return False
+    return isinstance(entry, torch.fx.Node) and any(target_name(n) == "tile_index" for n in ancestors(entry))
 
 
 def _summed(node: torch.fx.Node) -> bool:

@@ -56,6 +56,17 @@ def target_name(node: torch.fx.Node) -> str:
     return name
 
 
+def ancestors(node: torch.fx.Node):
+    """`node` and every FX node it is computed from, transitively, each once."""
+    seen, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            yield n
+            stack.extend(n.all_input_nodes)
+
+
 @dataclass
 class Tile:
     """A tile value during lowering: its SSA tensor and its logical shape.
