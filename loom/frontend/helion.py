@@ -286,8 +286,8 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
 
     def outer_of(node, target: str) -> int | None:  # `tile_begin(tile_m)` / `tile_end(tile_m)`: tile_m's id
-        if not isinstance(node, torch.fx.Node) or _target_name(node) != target:
-            return None
+        if not isinstance(node, torch.fx.Node) or node.op != "call_function" or _target_name(node) != target:
+            return None  # (a loop graph's placeholder may carry the name `tile_begin`: an outer loop's value)
         size = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
         return by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
 

@@ -64,6 +64,7 @@ from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of
 from loom.frontend.partials import partial_sizes
 from loom.frontend.positions import PositionLowering, flat_gathers
+from loom.frontend.store_races import check_store_races
 from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, HELD_AS, IDENTITY, INDEX, Tile, argument_type, element_type, target_name
 from loom.ir.dialect import SymOp
@@ -149,7 +150,9 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
             fn.attributes["loom.partials"] = ArrayAttr([StringAttr(ir_name(n)) for n in sorted(self.partials)])
         if self.vectors:
             fn.attributes["loom.vectors"] = DictionaryAttr({ir_name(n): StringAttr(v) for n, v in self.vectors.items()})
-        return ModuleOp([fn])
+        module = ModuleOp([fn])
+        check_store_races(module, lambda loc: self.k.line_location(int(loc.rpartition(":")[2])))
+        return module
 
     def _global_tensors(self) -> dict[str, torch.Tensor]:
         """Kernel arguments first (in signature order), then tensors the host code creates (outputs)."""
