@@ -106,17 +106,20 @@ def _sliced(graph: torch.fx.Graph, node: torch.fx.Node, start: int, width: int) 
     name = _name(node)
     if name in _CONVERSIONS:
         inner = _sliced(graph, node.args[0], start, width)
-        return None if inner is None else _copy(graph, node, (inner, *node.args[1:]), start, width)
+        return None if inner is None else _copy(graph, node, (inner, *node.args[1:]),
+                                                node.meta["val"].narrow(-1, start, width))
     if name != "load" or not isinstance(node.args[1], (list, tuple)) or node.args[1][-1] != slice(None):
         return None
     index = [*node.args[1][:-1], slice(start, start + width)]
-    return _copy(graph, node, (node.args[0], index, *node.args[2:]), start, width)
+    return _copy(graph, node, (node.args[0], index, *node.args[2:]), node.meta["val"].narrow(-1, start, width))
 
 
-def _copy(graph: torch.fx.Graph, node: torch.fx.Node, args: tuple, start: int, width: int) -> torch.fx.Node:
+def _copy(graph: torch.fx.Graph, node: torch.fx.Node, args: tuple, val: object = None) -> torch.fx.Node:
+    """A new node like `node` (its target, keyword arguments and source line) on `args`, of value `val`."""
     new = graph.call_function(node.target, args, dict(node.kwargs))
     new.meta.update(node.meta)
-    new.meta["val"] = node.meta["val"].narrow(-1, start, width)
+    if val is not None:
+        new.meta["val"] = val
     return new
 
 
@@ -145,16 +148,8 @@ def _joined_store(graph: torch.fx.Graph, store: torch.fx.Node) -> None:
     for k, part in enumerate(join.args[:2]):
         with graph.inserting_before(store):
             for conversion in reversed(conversions):
-                part = _converted(graph, conversion, part)
-            new = graph.call_function(store.target, (store.args[0], [*index[:-1], slice(k * half, (k + 1) * half)],
-                                                     part, *store.args[3:]), dict(store.kwargs))
-            new.meta.update(store.meta)
+                part = _copy(graph, conversion, (part, *conversion.args[1:]),
+                             part.meta["val"].to(conversion.meta["val"].dtype))
+            _copy(graph, store, (store.args[0], [*index[:-1], slice(k * half, (k + 1) * half)], part, *store.args[3:]))
     graph.erase_node(store)
     _erase_unused(graph, conversions[0] if conversions else reshape)
-
-
-def _converted(graph: torch.fx.Graph, conversion: torch.fx.Node, part: torch.fx.Node) -> torch.fx.Node:
-    new = graph.call_function(conversion.target, (part, *conversion.args[1:]), dict(conversion.kwargs))
-    new.meta.update(conversion.meta)
-    new.meta["val"] = part.meta["val"].to(conversion.meta["val"].dtype)
-    return new

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from xdsl.dialects import affine, arith, memref, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineSymExpr
 
 from loom.errors import UnsupportedError
 from loom.ir.dialect import WriteOp
+from loom.mapping.reuse import index_dependencies
 
 
 def check_store_races(module: ModuleOp, location) -> None:
@@ -45,21 +46,17 @@ def check_store_races(module: ModuleOp, location) -> None:
 
 
 def _reached(values: list[SSAValue], targets: set[SSAValue]) -> set[SSAValue]:
-    """The `targets` that `values` are computed from (through ops' operands and loops' bounds)."""
-    found, seen, stack = set(), set(), list(values)
-    while stack:
-        v = stack.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        if v in targets:
-            found.add(v)
-        elif isinstance(v, BlockArgument):
-            owner = v.owner.parent_op()
-            if isinstance(owner, scf.ForOp) and v.index == 0:  # a device loop's index: from its bounds
-                stack.extend([owner.lb, owner.ub, owner.step])
-        else:
-            stack.extend(v.owner.operands)
+    """The `targets` that `values` are computed from (`index_dependencies`, a device loop's index followed
+    through its bounds)."""
+    found, seen, pending = set(), set(), list(values)
+    while pending:
+        for arg in index_dependencies(pending.pop()) - seen:
+            seen.add(arg)
+            loop = arg.owner.parent_op()
+            if arg in targets:
+                found.add(arg)
+            elif isinstance(loop, scf.ForOp) and arg.index == 0:
+                pending += [loop.lb, loop.ub, loop.step]
     return found
 
 

@@ -94,7 +94,7 @@ def whole_leading_blocks(module: ModuleOp) -> list[tuple[str, int]]:
     found = []
     for op in module.walk():
         if isinstance(op, memref.SubviewOp):
-            leading = [s for s in op.static_sizes.get_values()[:-2] if s != DYNAMIC_INDEX]
-            if math.prod(leading) > 1 and "loom.loc" in op.attributes:
-                found.append((op.attributes["loom.loc"].data, math.prod(leading)))
+            positions = math.prod(s for s in op.static_sizes.get_values()[:-2] if s != DYNAMIC_INDEX)
+            if positions > 1 and "loom.loc" in op.attributes:
+                found.append((op.attributes["loom.loc"].data, positions))
     return sorted(set(found))
