@@ -68,6 +68,7 @@ def _apply(pass_type) -> Callable[[ModuleOp], ModuleOp]:
 
 
 def _frontend(kernel: object, args: tuple, target: Arch) -> ModuleOp:
+    from loom.frontend.conversions import fold_conversions
     from loom.frontend.helion import trace_kernel
     from loom.frontend.lower import check_dram_capacity, lower_kernel
     from loom.frontend.reductions import annotate_reductions
@@ -77,6 +78,7 @@ def _frontend(kernel: object, args: tuple, target: Arch) -> ModuleOp:
     check_dram_capacity(traced, target)  # the tensors must fit the chip's DRAM
     module = lower_kernel(traced, target.tiling.block_alignment)
     annotate_reductions(module)  # which device loops may be split across cores, and their combine
+    fold_conversions(module)  # a format conversion is the unpacker's or packer's work, not an op
     check_module(module, target, lambda loc: traced.line_location(int(loc.rpartition(":")[2])))  # op table
     return module
 

@@ -114,20 +114,15 @@ builtin.module {
         %acc_3 = linalg.matmul {loom.loc = "flash_attention.py:32"} ins(%exp_bf16, %v_blk : tensor<?x?xbf16>, tensor<?x64xbf16>) outs(%mul_1 : tensor<?x64xf32>) -> tensor<?x64xf32>
         scf.yield %m_new, %l_i_3, %acc_3 : tensor<?xf32>, tensor<?xf32>, tensor<?x64xf32>
       } {loom.loc = "flash_attention.py:24", loom.combine = "lse", loom.carried_roles = ["max", "rescaled", "rescaled"]}
-      %77 = tensor.empty(%tile_m) : tensor<?x64xf32>
-      %div = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc_1, %l_i_1 : tensor<?x64xf32>, tensor<?xf32>) outs(%77 : tensor<?x64xf32>) attrs =  {loom.loc = "flash_attention.py:34"} {
-      ^bb0(%78: f32, %79: f32, %80: f32):
+      %77 = tensor.empty(%tile_m) : tensor<?x64xbf16>
+      %div_bf16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc_1, %l_i_1 : tensor<?x64xf32>, tensor<?xf32>) outs(%77 : tensor<?x64xbf16>) attrs =  {loom.loc = "flash_attention.py:34"} {
+      ^bb0(%78: f32, %79: f32, %80: bf16):
         %81 = arith.divf %78, %79 : f32
-        linalg.yield %81 : f32
-      } -> tensor<?x64xf32>
-      %82 = tensor.empty(%tile_m) : tensor<?x64xbf16>
-      %div_bf16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%div : tensor<?x64xf32>) outs(%82 : tensor<?x64xbf16>) attrs =  {loom.loc = "flash_attention.py:34"} {
-      ^bb0(%83: f32, %84: bf16):
-        %85 = arith.truncf %83 : f32 to bf16
-        linalg.yield %85 : bf16
+        %82 = arith.truncf %81 : f32 to bf16
+        linalg.yield %82 : bf16
       } -> tensor<?x64xbf16>
-      %86 = memref.subview %out[%b_idx, %h_idx, %10, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
-      loom.write %div_bf16, %86 {loom.loc = "flash_attention.py:34"} : tensor<?x64xbf16>, memref<?x64xbf16, strided<[64, 1], offset: ?>>
+      %83 = memref.subview %out[%b_idx, %h_idx, %10, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+      loom.write %div_bf16, %83 {loom.loc = "flash_attention.py:34"} : tensor<?x64xbf16>, memref<?x64xbf16, strided<[64, 1], offset: ?>>
       affine.yield
     }) {loom.grid = ["b", "h", "tile_m"]} : (index, index, index) -> ()
     func.return

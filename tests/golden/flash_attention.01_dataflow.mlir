@@ -30,7 +30,6 @@ builtin.module {
       %vb_sum = loom.vb.create "sum"(%tile_m) : memref<?xf32, "L1">
       %vb_mul_1 = loom.vb.create "mul_1"(%tile_m) : memref<?x64xf32, "L1">
       %vb_exp_bf16 = loom.vb.create "exp_bf16"(%tile_m, %tile_n) : memref<?x?xbf16, "L1">
-      %vb_div = loom.vb.create "div"(%tile_m) : memref<?x64xf32, "L1">
       %vb_div_bf16 = loom.vb.create "div_bf16"(%tile_m) : memref<?x64xbf16, "L1">
       %4 = arith.constant 0xff800000 : f32
       %5 = loom.vb.reserve %vb_m_i : memref<?xf32, "L1">
@@ -223,27 +222,19 @@ builtin.module {
       loom.vb.release %vb_m_i : memref<?xf32, "L1">
       %108 = loom.vb.acquire %vb_l_i : memref<?xf32, "L1">
       %109 = loom.vb.acquire %vb_acc : memref<?x64xf32, "L1">
-      %110 = loom.vb.reserve %vb_div : memref<?x64xf32, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%109, %108 : memref<?x64xf32, "L1">, memref<?xf32, "L1">) outs(%110 : memref<?x64xf32, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
-      ^bb0(%111: f32, %112: f32, %113: f32):
+      %110 = loom.vb.reserve %vb_div_bf16 : memref<?x64xbf16, "L1">
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%109, %108 : memref<?x64xf32, "L1">, memref<?xf32, "L1">) outs(%110 : memref<?x64xbf16, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
+      ^bb0(%111: f32, %112: f32, %113: bf16):
         %114 = arith.divf %111, %112 : f32
-        linalg.yield %114 : f32
-      }
-      loom.vb.commit %vb_div : memref<?x64xf32, "L1">
-      loom.vb.release %vb_l_i : memref<?xf32, "L1">
-      loom.vb.release %vb_acc : memref<?x64xf32, "L1">
-      %115 = loom.vb.acquire %vb_div : memref<?x64xf32, "L1">
-      %116 = loom.vb.reserve %vb_div_bf16 : memref<?x64xbf16, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%115 : memref<?x64xf32, "L1">) outs(%116 : memref<?x64xbf16, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
-      ^bb0(%117: f32, %118: bf16):
-        %119 = arith.truncf %117 : f32 to bf16
-        linalg.yield %119 : bf16
+        %115 = arith.truncf %114 : f32 to bf16
+        linalg.yield %115 : bf16
       }
       loom.vb.commit %vb_div_bf16 : memref<?x64xbf16, "L1">
-      loom.vb.release %vb_div : memref<?x64xf32, "L1">
-      %120 = memref.subview %out[%b_idx, %h_idx, %10, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
-      %121 = loom.vb.acquire %vb_div_bf16 : memref<?x64xbf16, "L1">
-      loom.copy %121, %120 {loom.loc = "flash_attention.py:34", src_space = "L1", dst_space = "DRAM"} : memref<?x64xbf16, "L1">, memref<?x64xbf16, strided<[64, 1], offset: ?>>
+      loom.vb.release %vb_l_i : memref<?xf32, "L1">
+      loom.vb.release %vb_acc : memref<?x64xf32, "L1">
+      %116 = memref.subview %out[%b_idx, %h_idx, %10, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+      %117 = loom.vb.acquire %vb_div_bf16 : memref<?x64xbf16, "L1">
+      loom.copy %117, %116 {loom.loc = "flash_attention.py:34", src_space = "L1", dst_space = "DRAM"} : memref<?x64xbf16, "L1">, memref<?x64xbf16, strided<[64, 1], offset: ?>>
       loom.vb.release %vb_div_bf16 : memref<?x64xbf16, "L1">
       affine.yield
     }) {loom.grid = ["b", "h", "tile_m"]} : (index, index, index) -> ()

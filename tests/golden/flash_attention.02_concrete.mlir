@@ -233,27 +233,19 @@ builtin.module {
       loom.vb.release %vb_m_i : memref<?xf32, "L1">
       %121 = loom.vb.acquire %vb_l_i : memref<?xf32, "L1">
       %122 = loom.vb.acquire %vb_acc : memref<?x64xf32, "L1">
-      loom.vb.release %vb_acc : memref<?x64xf32, "L1">
-      %123 = loom.vb.reserve %vb_acc : memref<?x64xf32, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%122, %121 : memref<?x64xf32, "L1">, memref<?xf32, "L1">) outs(%123 : memref<?x64xf32, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
-      ^bb0(%124: f32, %125: f32, %126: f32):
+      %123 = loom.vb.reserve %vb_div_bf16 : memref<?x64xbf16, "L1">
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%122, %121 : memref<?x64xf32, "L1">, memref<?xf32, "L1">) outs(%123 : memref<?x64xbf16, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
+      ^bb0(%124: f32, %125: f32, %126: bf16):
         %127 = arith.divf %124, %125 : f32
-        linalg.yield %127 : f32
-      }
-      loom.vb.commit %vb_acc : memref<?x64xf32, "L1">
-      loom.vb.release %vb_l_i : memref<?xf32, "L1">
-      %128 = loom.vb.acquire %vb_acc : memref<?x64xf32, "L1">
-      %129 = loom.vb.reserve %vb_div_bf16 : memref<?x64xbf16, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%128 : memref<?x64xf32, "L1">) outs(%129 : memref<?x64xbf16, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
-      ^bb0(%130: f32, %131: bf16):
-        %132 = arith.truncf %130 : f32 to bf16
-        linalg.yield %132 : bf16
+        %128 = arith.truncf %127 : f32 to bf16
+        linalg.yield %128 : bf16
       }
       loom.vb.commit %vb_div_bf16 : memref<?x64xbf16, "L1">
+      loom.vb.release %vb_l_i : memref<?xf32, "L1">
       loom.vb.release %vb_acc : memref<?x64xf32, "L1">
-      %133 = memref.subview %out[%b_idx, %h_idx, %23, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
-      %134 = loom.vb.acquire %vb_div_bf16 : memref<?x64xbf16, "L1">
-      loom.copy %134, %133 {loom.loc = "flash_attention.py:34", src_space = "L1", dst_space = "DRAM"} : memref<?x64xbf16, "L1">, memref<?x64xbf16, strided<[64, 1], offset: ?>>
+      %129 = memref.subview %out[%b_idx, %h_idx, %23, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+      %130 = loom.vb.acquire %vb_div_bf16 : memref<?x64xbf16, "L1">
+      loom.copy %130, %129 {loom.loc = "flash_attention.py:34", src_space = "L1", dst_space = "DRAM"} : memref<?x64xbf16, "L1">, memref<?x64xbf16, strided<[64, 1], offset: ?>>
       loom.vb.release %vb_div_bf16 : memref<?x64xbf16, "L1">
       affine.yield
     }) {loom.grid = ["b", "h", "tile_m"]} : (index, index, index) -> ()

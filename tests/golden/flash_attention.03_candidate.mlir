@@ -273,27 +273,19 @@ builtin.module {
               loom.vb.release %vb_m_i : memref<?xf32, "L1">
               %148 = loom.vb.acquire %vb_l_i : memref<?xf32, "L1">
               %149 = loom.vb.acquire %vb_acc : memref<?x64xf32, "L1">
-              loom.vb.release %vb_acc : memref<?x64xf32, "L1">
-              %150 = loom.vb.reserve %vb_acc : memref<?x64xf32, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%149, %148 : memref<?x64xf32, "L1">, memref<?xf32, "L1">) outs(%150 : memref<?x64xf32, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
-              ^bb0(%151: f32, %152: f32, %153: f32):
+              %150 = loom.vb.reserve %vb_div_bf16 : memref<?x64xbf16, "L1">
+              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%149, %148 : memref<?x64xf32, "L1">, memref<?xf32, "L1">) outs(%150 : memref<?x64xbf16, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
+              ^bb0(%151: f32, %152: f32, %153: bf16):
                 %154 = arith.divf %151, %152 : f32
-                linalg.yield %154 : f32
-              }
-              loom.vb.commit %vb_acc : memref<?x64xf32, "L1">
-              loom.vb.release %vb_l_i : memref<?xf32, "L1">
-              %155 = loom.vb.acquire %vb_acc : memref<?x64xf32, "L1">
-              %156 = loom.vb.reserve %vb_div_bf16 : memref<?x64xbf16, "L1">
-              linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%155 : memref<?x64xf32, "L1">) outs(%156 : memref<?x64xbf16, "L1">) attrs =  {loom.loc = "flash_attention.py:34"} {
-              ^bb0(%157: f32, %158: bf16):
-                %159 = arith.truncf %157 : f32 to bf16
-                linalg.yield %159 : bf16
+                %155 = arith.truncf %154 : f32 to bf16
+                linalg.yield %155 : bf16
               }
               loom.vb.commit %vb_div_bf16 : memref<?x64xbf16, "L1">
+              loom.vb.release %vb_l_i : memref<?xf32, "L1">
               loom.vb.release %vb_acc : memref<?x64xf32, "L1">
-              %160 = memref.subview %out[%b_idx, %h_idx, %50, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
-              %161 = loom.vb.acquire %vb_div_bf16 : memref<?x64xbf16, "L1">
-              loom.copy %161, %160 {loom.loc = "flash_attention.py:34", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "L1", dst_space = "DRAM"} : memref<?x64xbf16, "L1">, memref<?x64xbf16, strided<[64, 1], offset: ?>>
+              %156 = memref.subview %out[%b_idx, %h_idx, %50, 0] [1, 1, %tile_m, 64] [1, 1, 1, 1] {loom.loc = "flash_attention.py:34"} : memref<1x2x128x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+              %157 = loom.vb.acquire %vb_div_bf16 : memref<?x64xbf16, "L1">
+              loom.copy %157, %156 {loom.loc = "flash_attention.py:34", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "L1", dst_space = "DRAM"} : memref<?x64xbf16, "L1">, memref<?x64xbf16, strided<[64, 1], offset: ?>>
               loom.vb.release %vb_div_bf16 : memref<?x64xbf16, "L1">
             }
           }

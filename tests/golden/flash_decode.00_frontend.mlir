@@ -111,20 +111,15 @@ builtin.module {
         %acc_3 = linalg.matmul {loom.loc = "flash_decode.py:38"} ins(%exp_bf16, %v_blk : tensor<1x?xbf16>, tensor<?x64xbf16>) outs(%mul_1 : tensor<1x64xf32>) -> tensor<1x64xf32>
         scf.yield %m_new, %l_i_3, %acc_3 : tensor<1xf32>, tensor<1xf32>, tensor<1x64xf32>
       } {loom.loc = "flash_decode.py:30", loom.combine = "lse", loom.carried_roles = ["max", "rescaled", "rescaled"]}
-      %75 = tensor.empty() : tensor<1x64xf32>
-      %div = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc_1, %l_i_1 : tensor<1x64xf32>, tensor<1xf32>) outs(%75 : tensor<1x64xf32>) attrs =  {loom.loc = "flash_decode.py:40"} {
-      ^bb0(%76: f32, %77: f32, %78: f32):
+      %75 = tensor.empty() : tensor<1x64xbf16>
+      %div_bf16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc_1, %l_i_1 : tensor<1x64xf32>, tensor<1xf32>) outs(%75 : tensor<1x64xbf16>) attrs =  {loom.loc = "flash_decode.py:40"} {
+      ^bb0(%76: f32, %77: f32, %78: bf16):
         %79 = arith.divf %76, %77 : f32
-        linalg.yield %79 : f32
-      } -> tensor<1x64xf32>
-      %80 = tensor.empty() : tensor<1x64xbf16>
-      %div_bf16 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%div : tensor<1x64xf32>) outs(%80 : tensor<1x64xbf16>) attrs =  {loom.loc = "flash_decode.py:40"} {
-      ^bb0(%81: f32, %82: bf16):
-        %83 = arith.truncf %81 : f32 to bf16
-        linalg.yield %83 : bf16
+        %80 = arith.truncf %79 : f32 to bf16
+        linalg.yield %80 : bf16
       } -> tensor<1x64xbf16>
-      %84 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
-      loom.write %div_bf16, %84 {loom.loc = "flash_decode.py:40"} : tensor<1x64xbf16>, memref<1x64xbf16, strided<[64, 1], offset: ?>>
+      %81 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
+      loom.write %div_bf16, %81 {loom.loc = "flash_decode.py:40"} : tensor<1x64xbf16>, memref<1x64xbf16, strided<[64, 1], offset: ?>>
       affine.yield
     }) {loom.grid = ["b", "h"]} : (index, index) -> ()
     func.return

@@ -27,7 +27,6 @@ builtin.module {
       %vb_sum = loom.vb.create "sum" : memref<1xf32, "L1">
       %vb_mul_1 = loom.vb.create "mul_1" : memref<1x64xf32, "L1">
       %vb_exp_bf16 = loom.vb.create "exp_bf16"(%tile_n) : memref<1x?xbf16, "L1">
-      %vb_div = loom.vb.create "div" : memref<1x64xf32, "L1">
       %vb_div_bf16 = loom.vb.create "div_bf16" : memref<1x64xbf16, "L1">
       %2 = arith.constant 0xff800000 : f32
       %3 = loom.vb.reserve %vb_m_i : memref<1xf32, "L1">
@@ -220,27 +219,19 @@ builtin.module {
       loom.vb.release %vb_m_i : memref<1xf32, "L1">
       %106 = loom.vb.acquire %vb_l_i : memref<1xf32, "L1">
       %107 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
-      %108 = loom.vb.reserve %vb_div : memref<1x64xf32, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%107, %106 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%108 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
-      ^bb0(%109: f32, %110: f32, %111: f32):
+      %108 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%107, %106 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%108 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
+      ^bb0(%109: f32, %110: f32, %111: bf16):
         %112 = arith.divf %109, %110 : f32
-        linalg.yield %112 : f32
-      }
-      loom.vb.commit %vb_div : memref<1x64xf32, "L1">
-      loom.vb.release %vb_l_i : memref<1xf32, "L1">
-      loom.vb.release %vb_acc : memref<1x64xf32, "L1">
-      %113 = loom.vb.acquire %vb_div : memref<1x64xf32, "L1">
-      %114 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%113 : memref<1x64xf32, "L1">) outs(%114 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
-      ^bb0(%115: f32, %116: bf16):
-        %117 = arith.truncf %115 : f32 to bf16
-        linalg.yield %117 : bf16
+        %113 = arith.truncf %112 : f32 to bf16
+        linalg.yield %113 : bf16
       }
       loom.vb.commit %vb_div_bf16 : memref<1x64xbf16, "L1">
-      loom.vb.release %vb_div : memref<1x64xf32, "L1">
-      %118 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
-      %119 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
-      loom.copy %119, %118 {loom.loc = "flash_decode.py:40", src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
+      loom.vb.release %vb_l_i : memref<1xf32, "L1">
+      loom.vb.release %vb_acc : memref<1x64xf32, "L1">
+      %114 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
+      %115 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
+      loom.copy %115, %114 {loom.loc = "flash_decode.py:40", src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
       loom.vb.release %vb_div_bf16 : memref<1x64xbf16, "L1">
       affine.yield
     }) {loom.grid = ["b", "h"]} : (index, index) -> ()

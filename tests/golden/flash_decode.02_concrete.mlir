@@ -230,27 +230,19 @@ builtin.module {
       loom.vb.release %vb_m_i : memref<1xf32, "L1">
       %119 = loom.vb.acquire %vb_l_i : memref<1xf32, "L1">
       %120 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
-      loom.vb.release %vb_acc : memref<1x64xf32, "L1">
-      %121 = loom.vb.reserve %vb_acc : memref<1x64xf32, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%120, %119 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%121 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
-      ^bb0(%122: f32, %123: f32, %124: f32):
+      %121 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%120, %119 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%121 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
+      ^bb0(%122: f32, %123: f32, %124: bf16):
         %125 = arith.divf %122, %123 : f32
-        linalg.yield %125 : f32
-      }
-      loom.vb.commit %vb_acc : memref<1x64xf32, "L1">
-      loom.vb.release %vb_l_i : memref<1xf32, "L1">
-      %126 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
-      %127 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%126 : memref<1x64xf32, "L1">) outs(%127 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
-      ^bb0(%128: f32, %129: bf16):
-        %130 = arith.truncf %128 : f32 to bf16
-        linalg.yield %130 : bf16
+        %126 = arith.truncf %125 : f32 to bf16
+        linalg.yield %126 : bf16
       }
       loom.vb.commit %vb_div_bf16 : memref<1x64xbf16, "L1">
+      loom.vb.release %vb_l_i : memref<1xf32, "L1">
       loom.vb.release %vb_acc : memref<1x64xf32, "L1">
-      %131 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
-      %132 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
-      loom.copy %132, %131 {loom.loc = "flash_decode.py:40", src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
+      %127 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
+      %128 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
+      loom.copy %128, %127 {loom.loc = "flash_decode.py:40", src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
       loom.vb.release %vb_div_bf16 : memref<1x64xbf16, "L1">
       affine.yield
     }) {loom.grid = ["b", "h"]} : (index, index) -> ()

@@ -255,27 +255,19 @@ builtin.module {
             loom.vb.release %vb_m_i : memref<1xf32, "L1">
             %136 = loom.vb.acquire %vb_l_i : memref<1xf32, "L1">
             %137 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
-            loom.vb.release %vb_acc : memref<1x64xf32, "L1">
-            %138 = loom.vb.reserve %vb_acc : memref<1x64xf32, "L1">
-            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%137, %136 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%138 : memref<1x64xf32, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
-            ^bb0(%139: f32, %140: f32, %141: f32):
+            %138 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
+            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%137, %136 : memref<1x64xf32, "L1">, memref<1xf32, "L1">) outs(%138 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
+            ^bb0(%139: f32, %140: f32, %141: bf16):
               %142 = arith.divf %139, %140 : f32
-              linalg.yield %142 : f32
-            }
-            loom.vb.commit %vb_acc : memref<1x64xf32, "L1">
-            loom.vb.release %vb_l_i : memref<1xf32, "L1">
-            %143 = loom.vb.acquire %vb_acc : memref<1x64xf32, "L1">
-            %144 = loom.vb.reserve %vb_div_bf16 : memref<1x64xbf16, "L1">
-            linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%143 : memref<1x64xf32, "L1">) outs(%144 : memref<1x64xbf16, "L1">) attrs =  {loom.loc = "flash_decode.py:40"} {
-            ^bb0(%145: f32, %146: bf16):
-              %147 = arith.truncf %145 : f32 to bf16
-              linalg.yield %147 : bf16
+              %143 = arith.truncf %142 : f32 to bf16
+              linalg.yield %143 : bf16
             }
             loom.vb.commit %vb_div_bf16 : memref<1x64xbf16, "L1">
+            loom.vb.release %vb_l_i : memref<1xf32, "L1">
             loom.vb.release %vb_acc : memref<1x64xf32, "L1">
-            %148 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
-            %149 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
-            loom.copy %149, %148 {loom.loc = "flash_decode.py:40", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
+            %144 = memref.subview %out[%b_idx, %h_idx, 0, 0] [1, 1, 1, 64] [1, 1, 1, 1] {loom.loc = "flash_decode.py:40"} : memref<2x2x1x64xbf16> to memref<1x64xbf16, strided<[64, 1], offset: ?>>
+            %145 = loom.vb.acquire %vb_div_bf16 : memref<1x64xbf16, "L1">
+            loom.copy %145, %144 {loom.loc = "flash_decode.py:40", mode = "unicast", group = [1 : i64, 1 : i64], src_space = "L1", dst_space = "DRAM"} : memref<1x64xbf16, "L1">, memref<1x64xbf16, strided<[64, 1], offset: ?>>
             loom.vb.release %vb_div_bf16 : memref<1x64xbf16, "L1">
           }
         }
