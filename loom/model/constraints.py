@@ -173,7 +173,8 @@ def build_model(concrete: ModuleOp, candidate: Candidate, arch: Arch,
             f"{axis.axis} splits evenly over its {axis.spatial} cores (cores sharing a multicast run in lockstep)",
             E.mul(E.ceil_div(tiles, axis.spatial), axis.spatial), tiles, "=="))
     domains = block_domains(concrete, arch, exact_only=candidate.even_splits)
-    problem = Problem(latency.total, constraints, domains, [k.name for k in knobs], name=candidate.name)
+    problem = Problem(latency.total, constraints, domains, [k.name for k in knobs], name=candidate.name,
+                      prefer_on=[k.name for k in knobs if k.doubles])  # ties: overlap the transfers
     return CandidateModel(candidate, heg, latency, l1, problem, knobs)
 
 

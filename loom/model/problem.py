@@ -59,6 +59,7 @@ class Problem:
     domains: dict[str, list[int]] = field(default_factory=dict)
     knobs: list[str] = field(default_factory=list)
     name: str = ""
+    prefer_on: list[str] = field(default_factory=list)  # knobs whose tie-break ranks on before off
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objective", as_expr(self.objective))
@@ -97,3 +98,18 @@ class Problem:
 
     def space(self, name: str) -> list[int]:
         return [0, 1] if name in self.knobs else self.domains[name]
+
+    def tie_order(self, name: str) -> list[int]:
+        """`name`'s values in the tie-break's order: ascending, except a knob of `prefer_on` (on first)."""
+        return [1, 0] if name in self.prefer_on else self.space(name)
+
+    def preferring_on(self, values: dict[str, int], objective: int) -> dict[str, int]:
+        """`values` with each knob of `prefer_on` that is off turned on where that keeps the objective and
+        every constraint: a double-buffering knob the model finds free is taken, as overlapping a transfer
+        costs no time, only L1, which the constraints bound (ties left to CP-SAT; with the tie-break, a no-op)."""
+        for name in self.prefer_on:
+            if values.get(name) == 0:
+                trial = {**values, name: 1}
+                if evaluate(self.objective, trial) <= objective and all(c.holds(trial) for c in self.constraints):
+                    values = trial
+        return values

@@ -31,8 +31,8 @@ should then use coarser units (cycles of a block, KiB) or tighter domains.
 Optimum and ties. Among optimal assignments the answer is the
 lexicographically smallest one, comparing values in the order of the sorted
 names of all variables and knobs together (`brute_force` enumerates in that
-order). The tie-break is the mixed-radix index of the assignment (each
-name's rank in its domain via `AddElement`, N = number of assignments):
+order), a knob of `Problem.prefer_on` ranking on before off (`preferring_on`).
+The tie-break is the mixed-radix index of the assignment (each name's rank in its domain via `AddElement`, N = number of assignments):
 - if (T_hi - T_lo + 1) * N < 2^62, one solve minimises (T - T_lo) * N + index;
 - otherwise a second solve fixes T at its proven optimum and minimises the
   index, hinted with the first solution (if it cannot finish in the time
@@ -326,7 +326,7 @@ def _tiebreak(model: cp_model.CpModel, problem: Problem, refs: dict[str, cp_mode
         if len(space) == 1:
             continue
         if n in problem.knobs:
-            rank = refs[n]
+            rank = 1 - refs[n] if n in problem.prefer_on else refs[n]
         else:
             rank = model.new_int_var(0, len(space) - 1, f"rank_{n}")
             model.add_element(rank, space, refs[n])
@@ -395,6 +395,7 @@ def solve(
         if objective != int(solver.value(built.objective)):
             raise SolverError(f"internal: CP-SAT's objective {solver.value(built.objective)} differs from "
                               f"the expression's value {objective} at {values}")
+        values = problem.preferring_on(values, objective)
         broken = [c.name for c in problem.constraints if not c.holds(values)]
         if broken:
             raise SolverError(f"internal: CP-SAT's solution {values} violates {broken}")
@@ -477,7 +478,7 @@ def brute_force(problem: Problem, *, max_assignments: int = 1_000_000) -> Soluti
         except ValueError as err:
             raise SolverError(f"{where}: {err}") from None
     names = problem.names
-    spaces = [problem.space(n) for n in names]
+    spaces = [problem.tie_order(n) for n in names]
     total = math.prod(len(s) for s in spaces)
     if total > max_assignments:
         raise SolverError(

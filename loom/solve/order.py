@@ -63,7 +63,8 @@ def _cutoff(problem: Problem, incumbent: tuple[int, str]) -> Problem:
     cycles, name = incumbent
     limit = cycles if problem.name < name else cycles - 1
     cut = Constraint(f"objective <= {limit} (the incumbent)", problem.objective, limit)
-    return Problem(problem.objective, [*problem.constraints, cut], problem.domains, problem.knobs, problem.name)
+    return Problem(problem.objective, [*problem.constraints, cut], problem.domains, problem.knobs, problem.name,
+                   problem.prefer_on)
 
 
 def _solve(job: tuple[Problem, dict]) -> Solution | SolverError:
