@@ -32,7 +32,8 @@ Optimum and ties. Among optimal assignments the answer is the
 lexicographically smallest one, comparing values in the order of the sorted
 names of all variables and knobs together (`brute_force` enumerates in that
 order), a knob of `Problem.prefer_on` ranking on before off (`preferring_on`).
-The tie-break is the mixed-radix index of the assignment (each name's rank in its domain via `AddElement`, N = number of assignments):
+The tie-break is the mixed-radix index of the assignment (each name's rank in
+its domain via `AddElement`, N = number of assignments):
 - if (T_hi - T_lo + 1) * N < 2^62, one solve minimises (T - T_lo) * N + index;
 - otherwise a second solve fixes T at its proven optimum and minimises the
   index, hinted with the first solution (if it cannot finish in the time
