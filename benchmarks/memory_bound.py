@@ -27,6 +27,7 @@ SHAPES = {  # the sizes the README's memory-bound paragraph quotes
     "long_sum": {"M": 64, "N": 131072}, "kl_div": {"M": 1024, "N": 1024},
     "swiglu": {"M": 2048, "N": 1024}, "geglu": {"M": 2048, "N": 1024},
     "rope": {"H": 32, "S": 1024, "D": 128}, "rope_pairs": {"B": 4, "H": 8, "S": 1024, "D": 128},
+    "concat": {"M": 1024, "N1": 1024, "N2": 2048},
 }
 LARGE = {  # `--large`: 70 to 270 MB moved (LLM activations: 16384 tokens of 2048), where fill and drain weigh little
     "softmax_rows": {"M": 16384, "N": 2048}, "softmax": {"M": 16384, "N": 2048},
@@ -34,6 +35,7 @@ LARGE = {  # `--large`: 70 to 270 MB moved (LLM activations: 16384 tokens of 204
     "long_sum": {"M": 256, "N": 131072}, "kl_div": {"M": 8192, "N": 2048},
     "swiglu": {"M": 16384, "N": 2048}, "geglu": {"M": 16384, "N": 2048},
     "rope": {"H": 32, "S": 4096, "D": 128}, "rope_pairs": {"B": 8, "H": 8, "S": 4096, "D": 128},
+    "concat": {"M": 8192, "N1": 1024, "N2": 2048},
 }
 
 

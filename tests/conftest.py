@@ -12,7 +12,7 @@ EXAMPLES = ROOT / "examples"
 GOLDEN = ROOT / "tests" / "golden"
 ARCH_DIR_FOR_TESTS = ROOT / "loom" / "archs"
 KERNELS = ("matmul", "flash_attention", "flash_decode")
-# Issue 17's own examples that Loom compiles (the rest wait in examples/pending/), with small test shapes
+# Issue 17's own examples, with small test shapes
 # and whether Helion's CPU interpreter runs them (torch.addmm of bf16 into fp32 does not: no aten::mm.dtype).
 ISSUE17_EXAMPLES = {
     "softmax": ({"M": 64, "N": 256}, True),
@@ -35,6 +35,7 @@ ISSUE17_EXAMPLES = {
     "rms_norm_backward": ({"M": 200, "N": 96}, True),  # per-tile partials sized by the solver's row block
     "token_loss": ({"B": 2, "L": 100, "V": 200}, True),  # one value per batch slice; logits[:, :-1, :]; tails
     "cross_entropy_rows": ({"N": 100, "V": 200}, True),  # a flat view's element per row picked by the labels
+    "concat": ({"M": 64, "N1": 64, "N2": 100}, True),  # loads at shifted tile positions, reaching outside x and y
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

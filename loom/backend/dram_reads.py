@@ -5,6 +5,9 @@ one-row block) on the NoC its engine does not drive, the rest on its own (the sh
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
+
+from xdsl.ir import SSAValue
 
 from loom.backend import program as P
 
@@ -19,12 +22,18 @@ def leading_blocks(index: tuple, leading: tuple[int, ...], tiles: int) -> list[t
 
 
 def block_reads(tensor: str, blocks: list[tuple[tuple, int]], cb: str, rows: int, cols: int, elsewhere: int,
-                other: int, own: int | None = None) -> list:
+                other: int, own: int | None = None, clip: bool = False) -> list:
     """`DramRead`s of `rows x cols` blocks ((tile index, tile offset in the circular buffer) each,
     `leading_blocks`) on NoC `own` (None: the engine's), the first `elsewhere` parts of each (tile rows;
-    tiles of a one-row block) on NoC `other`."""
-    return [read for index, offset in blocks
-            for read in _reads(tensor, index, cb, rows, cols, elsewhere, other, own, offset)]
+    tiles of a one-row block) on NoC `other`; `clip` as `DramRead.clip`."""
+    reads = [read for index, offset in blocks for read in _reads(tensor, index, cb, rows, cols, elsewhere, other, own,
+                                                                 offset)]
+    return [replace(read, clip=True) for read in reads] if clip else reads
+
+
+def clipped(view: SSAValue) -> bool:
+    """Whether a global subview may reach outside its tensor (`loom.frontend.access`: `loom.clip`)."""
+    return "loom.clip" in view.owner.attributes
 
 
 def _reads(tensor: str, index: tuple, cb: str, rows: int, cols: int, elsewhere: int, other: int,

@@ -191,7 +191,9 @@ class CbPop:
 @dataclass(frozen=True)
 class DramRead:
     """Read a `rows x cols` tile block of `tensor` starting at tile coordinate `index` (leading
-    dims, then tile row and tile column) into `cb`'s back at tile `offset`; one NoC read per tile."""
+    dims, then tile row and tile column) into `cb`'s back at tile `offset`; one NoC read per tile.
+    `clip`: the block may reach outside the tensor's tile rows and columns (a load at shifted tile
+    positions, `y[tile_m, tile_n.index - n1]`); its tiles outside read as zeros and move nothing."""
 
     tensor: str
     index: tuple[Idx, ...]
@@ -200,6 +202,7 @@ class DramRead:
     cols: int = 1
     offset: Idx = 0
     noc: int | None = None
+    clip: bool = False
 
     def __post_init__(self) -> None:
         _set(self, "index", _affs(self.index))

@@ -51,7 +51,7 @@ from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
-from loom.backend.dram_reads import block_reads, leading_blocks
+from loom.backend.dram_reads import block_reads, clipped, leading_blocks
 from loom.backend.kept_rows import kept_rows
 from loom.backend.live_tiles import restrict_to_live_tiles
 from loom.backend.padding import padded_shape, whole_tiles
@@ -537,7 +537,8 @@ class ProgramBuilder:
             engine.append(P.Barrier("writes"))
         own = self.read_noc[op]  # named only where it is not its engine's own NoC; a share elsewhere if spread
         named = None if own == engine_noc(self.engine_of[op], self.arch.noc.count) else own
-        reads = block_reads(tensor, blocks, buf.name, rows, cols, self.parts_elsewhere.get(op, 0), 1 - own, named)
+        reads = block_reads(tensor, blocks, buf.name, rows, cols, self.parts_elsewhere.get(op, 0), 1 - own, named,
+                            clipped(op.source))
         if transfer.receivers <= 1:
             engine += [*reads, P.Barrier("reads")]
             return

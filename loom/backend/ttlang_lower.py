@@ -441,6 +441,9 @@ class MoveLowering:
             del self.open[ins.cb]
             return [Release(handle, "push" if kind == "reserve" else "pop")]
         if isinstance(ins, P.DramRead):
+            if ins.clip:
+                raise UnsupportedError(f"{self.where()}: DramRead of '{ins.tensor}' may reach outside the tensor (a "
+                                       "load at shifted tile positions); ttl.copy moves a slice inside it")
             handle = self._handle(ins.cb, "reserve", f"DramRead of '{ins.tensor}'")
             self._whole(ins, ins.cb, ins.rows, ins.cols, ins.offset, f"DramRead of '{ins.tensor}'")
             return [CopyIn(ctx.names.get("tensor", ins.tensor), self._slice(ins.tensor, ins.index),

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import torch
 import torch.fx
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StridedLayoutAttr
 from xdsl.ir import SSAValue
 
 from loom.errors import DataDependentIndexError, NonAffineIndexError, UnsupportedError
@@ -35,6 +36,8 @@ class Access:
     kept: list[int]  # dims of the global tensor that remain in the tile
     tile_dims: list
     row_at_position: bool = False  # `x[tile_m.begin, :]`: one row (a 1 x n tile) at a computed position
+    inside: tuple[int, int] | None = None  # a tile's positions reach outside the tensor (`y[tile_m, tile_n.index -
+    # n1]`): the share of them inside it over the tile loop, as (numerator, denominator); None when all are
 
 
 def static_slice(entry: slice, extent: int) -> tuple[int, int]:
@@ -59,7 +62,7 @@ class AccessLowering:
         """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
         index = self.vector_index(node, index)
         offsets, sizes, static, kept, tile_dims = [], [], [], [], []
-        row_at_position = False
+        row_at_position, inside = False, Fraction(1)
         if len(index) != len(global_shape):
             raise UnsupportedError(
                 f"index with {len(index)} entries for a tensor of rank {len(global_shape)}",
@@ -86,6 +89,10 @@ class AccessLowering:
             elif isinstance(entry, torch.fx.Node):
                 offset, block = self.index_offset(entry, node)
                 offsets.append(offset)
+                shift = _tile_shift(entry)
+                if block is not None and block.fixed is None and (shift < 0 or shift + block.extent > extent):
+                    self.check_clipped(shift, dim, len(global_shape), node)
+                    inside *= Fraction(max(0, min(shift + block.extent, extent) - max(shift, 0)), block.extent)
                 if block is None or block.symbol in self.batch_symbols:  # a position, or one batch slice:
                     sizes.append(1)  # the dimension is dropped
                     static.append(1)
@@ -114,7 +121,19 @@ class AccessLowering:
         if row_at_position:  # `x[tile_m.begin, :]`: one row of a matrix, whose values lie along a row of its tiles
             kept.insert(len(kept) - 1, len(global_shape) - 2)
             tile_dims.insert(len(tile_dims) - 1, 1)
-        return Access(offsets, sizes, static, kept, tile_dims, row_at_position)
+        share = (inside.numerator, inside.denominator) if inside != 1 else None
+        return Access(offsets, sizes, static, kept, tile_dims, row_at_position, share)
+
+    def check_clipped(self, shift: int, dim: int, rank: int, node: torch.fx.Node) -> None:
+        """A tile whose positions reach outside the tensor is read (its outside as zeros) only in whole tiles."""
+        if target_name(node) != "load":
+            raise UnsupportedError("a store to tile positions outside the tensor is not supported; expected the "
+                                   "stored tile inside it", self.k.location(node))
+        if dim < rank - 2 or shift % self.alignment:
+            sign = "-" if shift < 0 else "+"
+            raise UnsupportedError(f"a load at tile positions shifted by {shift} (`tile.index {sign} {abs(shift)}`) "
+                                   f"outside the tensor is supported on the last two dimensions by multiples of "
+                                   f"{self.alignment} only", self.k.location(node))
 
     def vector_index(self, node: torch.fx.Node, index: list) -> list:
         """The index of a rank-1 tensor in its matrix layout (`vector_layouts`): `w[None, e]` of a row is
@@ -140,6 +159,11 @@ class AccessLowering:
     def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
         """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
         val = entry.meta.get("val")
+        shifted = _shifted_positions(entry)
+        if shifted is not None:  # `tile_n.index + k`: the tile's block, k positions on
+            block = self.block_of_symint(shifted[0].args[0], user)
+            start = self.b.insert(arith.AddiOp(self.tile_start(block), self.const(shifted[1]))).result
+            return start, block
         if isinstance(val, torch.Tensor) and _positions_only(entry):
             raise UnsupportedError("this index is computed from tile positions (`tile.index`), which is not "
                                    "supported yet as a load or store index; expected a tile (`x[tile_n]`) or an "
@@ -243,6 +267,8 @@ class AccessLowering:
         self.flush_columns(source)  # columns stored into it earlier in the block land first
         acc = self.access(node, source.type.get_shape(), row_read(node, list(node.args[1]), self.vectors))
         view = self.subview(source, acc, node)
+        if acc.inside:  # positions outside the tensor read as zeros (`loom.backend.program.DramRead.clip`)
+            view.owner.attributes["loom.clip"] = ArrayAttr([IntAttr(n) for n in acc.inside])
         result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
         read = self.located(ReadOp(view, result_type), node).result
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
@@ -289,6 +315,26 @@ class AccessLowering:
         self.located(WriteOp(value.value, view), node)
 
     # ---------------------------------------------------------------- compute
+
+def _shifted_positions(node: torch.fx.Node) -> tuple[torch.fx.Node, int] | None:
+    """(the `tile.index` node, k) of an index `tile.index + k` / `tile.index - k` with an integer k, else None."""
+    name = target_name(node)
+    if name not in ("aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub.Scalar") \
+            or len(node.args) != 2 or node.kwargs.get("alpha", 1) != 1:
+        return None
+    lhs, rhs = node.args
+    if name.startswith("aten.add") and isinstance(lhs, int):
+        lhs, rhs = rhs, lhs
+    if not isinstance(lhs, torch.fx.Node) or target_name(lhs) != "tile_index" or not isinstance(rhs, int):
+        return None
+    return lhs, rhs if name.startswith("aten.add") else -rhs
+
+
+def _tile_shift(node: torch.fx.Node) -> int:
+    """k of an index `tile.index + k` (0 for a tile)."""
+    shifted = _shifted_positions(node)
+    return shifted[1] if shifted is not None else 0
+
 
 def _positions_only(node: torch.fx.Node) -> bool:
     """Whether `node` computes on tile positions (`tile.index`) and reads no tensor data."""

@@ -92,8 +92,10 @@ def tiles(shape: tuple, tile: tuple[int, int]) -> E.Expr:
 
 @functools.lru_cache(maxsize=65536)
 def block_bytes(prim: Primitive) -> E.Expr:
-    """Bytes of a load's or store's block (shared by every candidate that moves it: expressions are immutable)."""
-    return E.mul(prim.element_bytes, *[dim_expr(d) for d in prim.dims[0]])
+    """Bytes of a load's or store's block (shared by every candidate that moves it: expressions are immutable);
+    of a load reaching outside its tensor, the share inside it (on average over the tile loop)."""
+    whole = E.mul(prim.element_bytes, *[dim_expr(d) for d in prim.dims[0]])
+    return whole if prim.inside == (1, 1) else E.ceil_div(E.mul(whole, prim.inside[0]), prim.inside[1])
 
 
 _times = functools.lru_cache(maxsize=65536)(lambda count, size: E.mul(count, size))

@@ -163,6 +163,14 @@ class TensorState:
             base = base * n + i
         return (base * self.rows + r) * self.cols + c
 
+    def inside(self, idx: list[int], rows: int, cols: int) -> tuple[list[int], int, int, tuple[int, int]]:
+        """The part of a block inside the tensor's tile rows and columns (`DramRead.clip`): its index, rows
+        and columns (0 when none), and where it starts in the block."""
+        *lead, r, c = idx
+        r0, c0 = max(r, 0), max(c, 0)
+        r1, c1 = min(r + rows, self.rows), min(c + cols, self.cols)
+        return [*lead, r0, c0], max(r1 - r0, 0), max(c1 - c0, 0), (r0 - r, c0 - c)
+
     def moved(self, idx: list[int], rows: int, cols: int, banks: int) -> tuple[int, tuple[tuple[int, int], ...]]:
         """The tiles of a block that hold data (all of them unless the tensor has a `valid` extent)
         and how many of them each DRAM bank serves, laid out as the valid tensor is interleaved."""

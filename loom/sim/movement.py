@@ -115,7 +115,8 @@ class MovementMixin:
         t = self.tensors[ins.tensor]
         rows, cols = ins.rows, ins.cols
         ins_index = [a.eval(env) for a in ins.index]
-        start = t.start(ins_index, rows, cols, self._where(role, ins))
+        at, rows_in, cols_in, skip = t.inside(ins_index, rows, cols) if ins.clip else (ins_index, rows, cols, (0, 0))
+        start = t.start(at, rows_in, cols_in, self._where(role, ins)) if rows_in and cols_in else None
         n = rows * cols
         cb = core.cbs[ins.cb]
         off = ins.offset.eval(env)
@@ -126,7 +127,7 @@ class MovementMixin:
         port, pcost = fab.ingress(core.node, noc), fab.cost["ingress"]
         scost, bcost = fab.cost["dram_read"], fab.bank_cost
         done = now
-        moved, per_bank = t.moved(ins_index, rows, cols, banks)
+        moved, per_bank = t.moved(at, rows_in, cols_in, banks) if start is not None else (0, ())
         for bank, count in per_bank:
             nbytes = count * t.dram_tile_bytes
             bnode = fab.bank_nodes[noc][bank]
@@ -142,8 +143,11 @@ class MovementMixin:
         self.read_bytes[t.name] += moved * t.dram_tile_bytes
         self.read_tiles[t.name] += moved
         if self.functional:
-            tiles = t.data[t.block_ids(start, rows, cols)].copy()
-            self.schedule(done, self._land, (cb, cb.head + off, tiles))
+            tiles = np.zeros((rows, cols, *t.data.shape[1:]), np.float32)
+            if start is not None:
+                tiles[skip[0]:skip[0] + rows_in, skip[1]:skip[1] + cols_in] = \
+                    t.data[t.block_ids(start, rows_in, cols_in)].reshape(rows_in, cols_in, *t.data.shape[1:])
+            self.schedule(done, self._land, (cb, cb.head + off, tiles.reshape(n, *t.data.shape[1:])))
         if self.tracer:
             self._trace(role, f"read {t.name} {rows}x{cols}", issue_end, done)
         return issue_end
