@@ -64,3 +64,9 @@ def reference(x, wide):
 def test_a_store_outside_the_tensor_is_refused_at_its_line(tmp_path):
     with pytest.raises(UnsupportedError, match=r"kernel.py:11: .*a store to tile positions outside the tensor"):
         run_kernel_text(tmp_path, STORE_PAST_THE_END)
+
+
+def test_other_indices_computed_from_positions_stay_refused_at_their_line(tmp_path):
+    text = CONCAT.replace("hl.load(y, [tile_m, cols - n1]", "hl.load(y, [tile_m, cols * 2 - n1]")
+    with pytest.raises(UnsupportedError, match=r"kernel.py:20: .*computed from tile positions \(`tile.index`\)"):
+        run_kernel_text(tmp_path, text)
