@@ -143,11 +143,14 @@ class MovementMixin:
         self.read_bytes[t.name] += moved * t.dram_tile_bytes
         self.read_tiles[t.name] += moved
         if self.functional:
-            tiles = np.zeros((rows, cols, *t.data.shape[1:]), np.float32)
-            if start is not None:
-                tiles[skip[0]:skip[0] + rows_in, skip[1]:skip[1] + cols_in] = \
-                    t.data[t.block_ids(start, rows_in, cols_in)].reshape(rows_in, cols_in, *t.data.shape[1:])
-            self.schedule(done, self._land, (cb, cb.head + off, tiles.reshape(n, *t.data.shape[1:])))
+            tiles = t.data[t.block_ids(start, rows_in, cols_in)] if start is not None else None
+            if ins.clip:  # the tiles outside the tensor are zeros
+                whole = np.zeros((rows, cols, *t.data.shape[1:]), np.float32)
+                if tiles is not None:
+                    whole[skip[0]:skip[0] + rows_in, skip[1]:skip[1] + cols_in] = tiles.reshape(
+                        rows_in, cols_in, *t.data.shape[1:])
+                tiles = whole.reshape(n, *t.data.shape[1:])
+            self.schedule(done, self._land, (cb, cb.head + off, tiles))
         if self.tracer:
             self._trace(role, f"read {t.name} {rows}x{cols}", issue_end, done)
         return issue_end

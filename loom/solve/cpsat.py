@@ -397,6 +397,7 @@ def solve(
             raise SolverError(f"internal: CP-SAT's objective {solver.value(built.objective)} differs from "
                               f"the expression's value {objective} at {values}")
         values = problem.preferring_on(values, objective)
+        objective = evaluate(problem.objective, values)
         broken = [c.name for c in problem.constraints if not c.holds(values)]
         if broken:
             raise SolverError(f"internal: CP-SAT's solution {values} violates {broken}")
