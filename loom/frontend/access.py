@@ -90,7 +90,7 @@ class AccessLowering:
                 offset, block = self.index_offset(entry, node)
                 offsets.append(offset)
                 shift = _tile_shift(entry)
-                if block is not None and block.fixed is None and (shift < 0 or shift + block.extent > extent):
+                if block is not None and (shift < 0 or shift + block.extent > extent):
                     self.check_clipped(shift, dim, len(global_shape), node)
                     inside *= Fraction(max(0, min(shift + block.extent, extent) - max(shift, 0)), block.extent)
                 if block is None or block.symbol in self.batch_symbols:  # a position, or one batch slice:
@@ -131,9 +131,11 @@ class AccessLowering:
                                    "stored tile inside it", self.k.location(node))
         if dim < rank - 2 or shift % self.alignment:
             sign = "-" if shift < 0 else "+"
-            raise UnsupportedError(f"a load at tile positions shifted by {shift} (`tile.index {sign} {abs(shift)}`) "
-                                   f"outside the tensor is supported on the last two dimensions by multiples of "
-                                   f"{self.alignment} only", self.k.location(node))
+            what = f"tile positions shifted by {shift} (`tile.index {sign} {abs(shift)}`)" if shift else \
+                "a tile whose positions run past the tensor's end"
+            raise UnsupportedError(f"a load at {what} on dimension {dim} of a rank-{rank} tensor: positions outside "
+                                   f"a tensor are read (as zeros) on its last two dimensions, in whole tiles "
+                                   f"(shifts by multiples of {self.alignment}), only", self.k.location(node))
 
     def vector_index(self, node: torch.fx.Node, index: list) -> list:
         """The index of a rank-1 tensor in its matrix layout (`vector_layouts`): `w[None, e]` of a row is
@@ -274,7 +276,8 @@ class AccessLowering:
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
             read.name_hint = f"{ir_name(node.args[0].args[0])}_tile"
         held = len(self.dims_of(node.meta["val"].shape))
-        return Tile(read, acc.tile_dims, row=len(acc.tile_dims) > held > 0)  # (held 0: one value, a tile of one)
+        tile = Tile(read, acc.tile_dims, row=len(acc.tile_dims) > held > 0)  # (held 0: one value, a tile of one)
+        return self.extra_masked(tile, node, env)  # `loom.frontend.positions`
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]

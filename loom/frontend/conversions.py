@@ -16,11 +16,13 @@ keeps the conversion as its own op."""
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, f32
 from xdsl.dialects.linalg.ops import GenericOp, IteratorType, YieldOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.ir.affine import AffineMap
 from xdsl.rewriter import InsertPoint, Rewriter
+
+from loom.ops import CONVERSIONS
 
 
 def fold_conversions(module: ModuleOp) -> None:
@@ -66,11 +68,16 @@ def _widen_in_users(convert: GenericOp) -> None:
 
 
 def _sole_elementwise_producer(convert: GenericOp) -> GenericOp | None:
-    """The all-parallel generic whose result only `convert` reads and whose body ignores its output."""
+    """The all-parallel generic computing in fp32 whose result only `convert` reads and whose body ignores
+    its output. (A result held in a narrower format, or converted by the producer's own body, was rounded
+    once already: `(x * c).to(torch.float16).to(torch.bfloat16)` keeps both roundings.)"""
     producer = convert.inputs[0].owner
     if not isinstance(producer, GenericOp) or len(producer.outputs) != 1 or producer.res[0].uses.get_length() != 1:
         return None
     if any(t.data != IteratorType.PARALLEL for t in producer.iterator_types):
+        return None
+    yielded = producer.body.block.last_op.operands[0]
+    if producer.res[0].type.element_type != f32 or getattr(yielded.owner, "name", None) in CONVERSIONS:
         return None
     if producer.body.block.args[-1].uses:
         return None

@@ -216,6 +216,18 @@ class PositionLowering:
                                    self.k.location(node))
         return block
 
+    def extra_masked(self, tile: Tile, node: torch.fx.Node, env: dict) -> Tile:
+        """A load's `extra_mask`: 0 where it does not hold, as Helion loads (a condition on tile positions)."""
+        mask = node.args[2] if len(node.args) > 2 else None
+        if mask is None:
+            return tile
+        cond = env.get(mask)
+        if not isinstance(cond, Predicate):
+            raise UnsupportedError("a load's `extra_mask` computed from tensor data is not supported yet; expected a "
+                                   "condition on tile positions (`(tile_n.index < n)[None, :]`), or `torch.where` "
+                                   "on the loaded tile", self.k.location(node))
+        return self._masked(tile, cond, 0.0, node)
+
     def _masked(self, x: Tile, cond: Predicate, fill: float, node: torch.fx.Node) -> Tile:
         """`x` where `cond` holds, `fill` elsewhere: one position mask over x's dimensions."""
         dims = [d for i, d in enumerate(x.dims) if i not in x.expanded]

@@ -307,10 +307,11 @@ class LatencyModel(TriangularLoops):
             return E.Const(0), None
         return self.load_stage(pipe.loads, repeat, spread), self.chip_reads(pipe.loads)
 
-    def read_size(self, prim: Primitive) -> E.Expr:
-        """Bytes of one block of a load; none where a hoist knob keeps its panel in L1 or a keep knob its
-        rows."""
-        size = block_bytes(prim)
+    def read_size(self, prim: Primitive, inside_only: bool = True) -> E.Expr:
+        """Bytes of one block of a load (`inside_only`: of a block reaching outside its tensor, the share DRAM
+        moves; else the whole block, as a multicast pushes it); none where a hoist knob keeps its panel in L1
+        or a keep knob its rows."""
+        size = block_bytes(prim if inside_only else dataclasses.replace(prim, inside=(1, 1)))
         if prim.tensor in self.kept_loads:
             size = E.select(self.kept_loads[prim.tensor], E.Const(0), size)
         if prim.buffer in self.kept_buffers:
@@ -378,21 +379,21 @@ class LatencyModel(TriangularLoops):
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
         lines: dict[str, list[E.Expr]] = {}
         for position, prim in enumerate(loads):
-            size = self.read_size(prim)
+            size, pushed = self.read_size(prim), self.read_size(prim, inside_only=False)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1
             self.result.categories["dram"].append(E.mul(repeat, read))
             work = [read, E.Const(noc.transfer_issue_cycles)]
             pushes = []
             if group > 1 and prim.transfer.mode.startswith("forward"):  # store and forward down the line
-                hop = E.add(E.rate(size, rates.core_to_core, label=f"forward {prim.tensor}"),
+                hop = E.add(E.rate(pushed, rates.core_to_core, label=f"forward {prim.tensor}"),
                             noc.hop_latency_cycles + noc.niu_latency_cycles + noc.transfer_issue_cycles)
                 push = E.mul(group - 1, hop)
                 self.result.categories["noc"].append(E.mul(repeat, push))
                 work.append(push)
             elif group > 1:
                 span = sum(g - 1 for g in prim.transfer.group)
-                push = E.add(E.rate(size, rates.multicast, label=f"multicast {prim.tensor}"),
+                push = E.add(E.rate(pushed, rates.multicast, label=f"multicast {prim.tensor}"),
                              span * noc.hop_latency_cycles + noc.niu_latency_cycles)
                 self.result.categories["noc"].append(E.mul(repeat, push))
                 pushes.append(push)

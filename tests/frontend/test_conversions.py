@@ -68,3 +68,35 @@ def test_folding_leaves_the_values_bit_for_bit(name, blocks, monkeypatch):
     assert folded.keys() == unfolded.keys()
     for key in folded:
         assert np.array_equal(folded[key], unfolded[key], equal_nan=True), key
+
+
+TWO_ROUNDINGS = '''
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def two_roundings(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m, n], dtype=torch.bfloat16, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        out[tile_m, tile_n] = (x[tile_m, tile_n] * 1000.0).to(torch.float16).to(torch.bfloat16)
+    return out
+
+
+def inputs():
+    return (torch.randn(64, 128, generator=torch.Generator().manual_seed(0)) * 50,)
+
+
+def reference(x):
+    return (x * 1000.0).to(torch.float16).to(torch.bfloat16)
+'''
+
+
+def test_a_value_rounded_twice_keeps_both_roundings(tmp_path):
+    """float16 overflows to inf past 65504 and rounds; only the first conversion joins the product."""
+    from tests.conftest import run_kernel_text
+
+    outcome = run_kernel_text(tmp_path, TWO_ROUNDINGS)
+    assert outcome.check.ok, outcome.check

@@ -70,3 +70,43 @@ def test_other_indices_computed_from_positions_stay_refused_at_their_line(tmp_pa
     text = CONCAT.replace("hl.load(y, [tile_m, cols - n1]", "hl.load(y, [tile_m, cols * 2 - n1]")
     with pytest.raises(UnsupportedError, match=r"kernel.py:20: .*computed from tile positions \(`tile.index`\)"):
         run_kernel_text(tmp_path, text)
+
+
+MASK_ONLY = """
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def shifted(x: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    out = torch.empty([m, n + 32], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n + 32]):
+        cols = tile_n.index
+        out[tile_m, tile_n] = hl.load(x, [tile_m, cols - 32], extra_mask=(cols >= 64)[None, :])
+    return out
+
+
+def inputs():
+    return (torch.randn(64, 128, generator=torch.Generator().manual_seed(0)),)
+
+
+def reference(x):
+    shifted = torch.cat([torch.zeros(x.shape[0], 32), x], 1)
+    shifted[:, :64] = 0
+    return shifted
+"""
+
+
+def test_a_loads_extra_mask_zeroes_what_it_leaves_out(tmp_path):
+    """Helion's load returns 0 where `extra_mask` does not hold (here columns 32-63, inside x)."""
+    outcome = run_kernel_text(tmp_path, MASK_ONLY)
+    assert outcome.check.ok, outcome.check
+
+
+def test_a_fixed_block_size_clips_as_the_solvers_does(tmp_path):
+    text = MASK_ONLY.replace("hl.tile([m, n + 32])", "hl.tile([m, n + 32], block_size=[32, 32])").replace(
+        ", extra_mask=(cols >= 64)[None, :]", "").replace("    shifted[:, :64] = 0\n", "")
+    outcome = run_kernel_text(tmp_path, text)
+    assert outcome.check.ok, outcome.check
