@@ -32,8 +32,8 @@ def fold_conversions(module: ModuleOp) -> None:
         if _conversion(op, arith.ExtFOp):
             _widen_in_users(op)
     for op in list(module.walk()):
-        if _conversion(op, arith.TruncFOp) and _sole_elementwise_producer(op) is not None:
-            _round_in_producer(op, _sole_elementwise_producer(op))
+        if _conversion(op, arith.TruncFOp) and (producer := _sole_elementwise_producer(op)) is not None:
+            _round_in_producer(op, producer)
 
 
 def _conversion(op: Operation, kind: type) -> bool:
