@@ -69,6 +69,7 @@ from loom.mapping.candidates import Candidate
 from loom.mapping.engines import load_engine, read_noc, reading_group, store_noc
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, Dim, For, Pipe, Primitive, Seq, dim_expr, nodes
+from loom.model.instruction_price import instruction, instruction_throughput
 from loom.model.triangular import TriangularLoops
 
 
@@ -126,6 +127,8 @@ class LatencyModel(TriangularLoops):
         self.diagonal_masks: list[E.Expr] | None = None  # in a loop to a tile's end: its position masks
         self.diagonal_live: list[E.Expr] = []  # ... and the ops on its score blocks (run on live tiles)
         self.diagonal_block: tuple[Dim, Dim] | None = None  # ... and (outer block, own block)
+        self.streaming: E.Expr | None = None  # in a pipelined loop: its load knob (its reader runs ahead)
+        self.first_fills: dict[str, E.Expr] = {}  # ... the fills of the loops to a tile's end it holds, paid once
 
     def build(self, heg: HEG) -> Latency:
         self.stored = {p.tensor for node in nodes(heg) if isinstance(node, Pipe) for p in node.stores}
@@ -169,8 +172,8 @@ class LatencyModel(TriangularLoops):
         nest = _plain_nest(heg)
         if len(nest) > 1:
             total = E.mul(*[self.trips(f) for f in nest])
-            steady, serial = self.pipe(nest[-1].child, E.mul(repeat, total), with_serial=True)
-            return E.add(E.mul(E.add(total, -1), steady), serial, label=f"for {heg.name}")
+            steady, serial, inner_fills = self.streamed_pipe(nest[-1].child, E.mul(repeat, total), True)
+            return E.add(E.mul(E.add(total, -1), steady), serial, *inner_fills, label=f"for {heg.name}")
         trips = self.trips(heg)
         if isinstance(heg.child, Pipe):
             # a pipelined loop: (trips - 1) steady-state iterations, plus one iteration that fills
@@ -182,16 +185,34 @@ class LatencyModel(TriangularLoops):
                 spread = E.Knob(heg.child.spread_knob.name) if heg.child.spread_knob else None
                 fill = E.select(knob, self.panel_fill(heg.hoist, E.mul(repeat, knob), spread), E.Const(0))
                 self.kept_loads = {t: knob for t in heg.hoist.tensors}
-            steady, serial = self.pipe(heg.child, E.mul(repeat, trips), with_serial=True)
+            steady, serial, inner_fills = self.streamed_pipe(heg.child, E.mul(repeat, trips), heg.until is None)
             self.kept_loads = {}
             if heg.until is not None:  # (trips - 1) steady iterations, trips = twice / 2 on average
-                steady = E.ceil_div(E.mul(E.add(self.twice_trips_until(heg), -2), steady), 2)
-                return E.add(fill, steady, serial, label=f"for {heg.name}")
-            return E.add(fill, E.mul(E.add(trips, -1), steady), serial, label=f"for {heg.name}")
+                every = E.ceil_div(E.mul(E.add(self.twice_trips_until(heg), -2), steady), 2)
+                if self.streaming is None:
+                    return E.add(fill, every, serial, label=f"for {heg.name}")
+                # in a pipelined loop whose loads overlap: the reader walks on into the next block's first
+                # iterations, so this loop fills and drains once per core, not once per enclosing block
+                self.first_fills[heg.name] = E.select(self.streaming, E.add(serial, E.mul(-1, steady)), E.Const(0))
+                return E.add(fill, every, E.select(self.streaming, steady, serial), label=f"for {heg.name}")
+            return E.add(fill, E.mul(E.add(trips, -1), steady), serial, *inner_fills, label=f"for {heg.name}")
         child = self.latency(heg.child, E.mul(repeat, trips))
         if heg.until is not None:
             return E.ceil_div(E.mul(self.twice_trips_until(heg), child), 2, label=f"for {heg.name}")
         return E.mul(trips, child, label=f"for {heg.name}")
+
+    def streamed_pipe(self, pipe: Pipe, repeat: E.Expr, streams: bool) -> tuple[E.Expr, E.Expr, list[E.Expr]]:
+        """A pipelined loop's pipe: (steady, serial) as `pipe`, and the fills of the loops to a tile's end
+        inside it, which it pays once: with the pipe's loads overlapping (`streams`, its load knob on), its
+        reader walks on into the next iteration's first loads while this one computes."""
+        outer = self.streaming, self.first_fills
+        self.streaming = E.Knob(pipe.load_knob.name) if streams and pipe.load_knob else None
+        self.first_fills = {}
+        try:
+            steady, serial = self.pipe(pipe, repeat, with_serial=True)
+            return steady, serial, list(self.first_fills.values())
+        finally:
+            self.streaming, self.first_fills = outer
 
     def panel_fill(self, hoist, repeat: E.Expr, spread: E.Expr | None) -> E.Expr:
         """Reading the kept panels before the loop: each load's block widened to the whole extent
@@ -537,32 +558,6 @@ class LatencyModel(TriangularLoops):
         key = "transpose" if prim.kind == "transpose" else "copy"
         return cost.datacopy(self.arch, key, count, inputs[0] if inputs else None, out)
 
-
-
-def instruction(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.Expr:
-    """The model's price of one compute instruction on idle threads: n items flow through unpack (u
-    each), math (m each, after a set-up s) and pack (p each), then the packer drains d. Math ends
-    at max(s + n m, u + n m, n u + m) (math-bound, or waiting on the unpacker's last item), the
-    packer at max(n p, max(s, u) + m + n p, math's end + p), plus d. (The simulator runs the three
-    threads itself; this is the model's own equation for one instruction.)"""
-    n, m, p = stages.items, stages.math, stages.pack
-    u = E.maximum(*stages.unpack, 0)
-    math_end = E.maximum(E.add(stages.setup, E.mul(n, m)), E.add(u, E.mul(n, m)), E.add(E.mul(n, u), m))
-    if p == 0:  # nothing packed per item (a matmul, a reduction): the packer only drains after math
-        return E.add(math_end, stages.drain, label=label)
-    first = E.add(E.maximum(stages.setup, u), m)
-    pack_end = E.maximum(E.mul(n, p), E.add(first, E.mul(n, p)), E.add(math_end, p))
-    return E.add(pack_end, stages.drain, label=label)
-
-
-def instruction_throughput(arch: Arch, stages: cost.Stages, label: str | None = None) -> E.Expr:
-    """The model's price of one compute instruction whose unpacking overlaps the instruction before it
-    (its inputs were loaded, not just computed): the busiest of the three threads, max(n u, s + n m,
-    n p + d), its first item's fill hidden behind the previous instruction's math."""
-    n = stages.items
-    u = E.maximum(*stages.unpack, 0)
-    return E.maximum(E.mul(n, u), E.add(stages.setup, E.mul(n, stages.math)),
-                     E.add(E.mul(n, stages.pack), stages.drain), label=label)
 
 
 def candidate_latency(arch: Arch, candidate: Candidate, heg: HEG) -> Latency:
