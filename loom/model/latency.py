@@ -11,7 +11,8 @@
     for:  T = trips * T(child); for a pipelined child, (trips - 1) * T_pipe(b) + (l + m + s): the
           paper's product is the steady state, one iteration also fills and drains the pipeline; a nest
           of loops around one pipe that multicasts no load fills and drains once: (product of the trips
-          - 1) * T_pipe(b) + (l + m + s)
+          - 1) * T_pipe(b) + (l + m + s); so does a loop to a tile's end inside a pipelined loop whose
+          loads overlap, once per core (`streamed_pipe`): its other runs are all steady iterations
     hoist (knob h on the innermost temporal loop): h = 1 keeps the hoistable loads' panels in L1:
           they are read whole before the loop (one load stage, not overlapped: compute waits for
           the panel), and the loop's iterations leave those loads out
