@@ -40,6 +40,15 @@ class Access:
     # n1]`): the share of them inside it over the tile loop, as (numerator, denominator); None when all are
 
 
+@dataclass(frozen=True)
+class ShiftedTile:
+    """A load's index entry `tile.index + shift` (`PositionLowering.shifted_tiles`): the tile's block, `shift`
+    positions on."""
+
+    block: BlockInfo
+    shift: int
+
+
 def static_slice(entry: slice, extent: int) -> tuple[int, int]:
     """`[start, stop)` of a slice with bounds known at compile time (`:`, `:half`, `half:`, `-32:`), clamped
     as Python clamps them; a ValueError says what is expected otherwise."""
@@ -86,10 +95,10 @@ class AccessLowering:
                 offsets.append(entry % extent)  # `x[:, -1]` is the last column, as in torch
                 sizes.append(1)
                 static.append(1)
-            elif isinstance(entry, torch.fx.Node):
+            elif isinstance(entry, (torch.fx.Node, ShiftedTile)):
                 offset, block = self.index_offset(entry, node)
                 offsets.append(offset)
-                shift = _tile_shift(entry)
+                shift = entry.shift if isinstance(entry, ShiftedTile) else 0
                 if block is not None and (shift < 0 or shift + block.extent > extent):
                     self.check_clipped(shift, dim, len(global_shape), node)
                     inside *= Fraction(max(0, min(shift + block.extent, extent) - max(shift, 0)), block.extent)
@@ -158,14 +167,14 @@ class AccessLowering:
             return [*lead, slice(None), entries[0]]
         return [*lead, entries[0], slice(None) if len(index) == 2 else 0]
 
-    def index_offset(self, entry: torch.fx.Node, user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
-        """Offset of one index entry: a tile (`tile_m`) or a tile's scalar start (`b.begin`)."""
+    def index_offset(self, entry: torch.fx.Node | ShiftedTile,
+                     user: torch.fx.Node) -> tuple[SSAValue, BlockInfo | None]:
+        """Offset of one index entry: a tile (`tile_m`), a shifted one (`tile_n.index + k`) or a tile's scalar
+        start (`b.begin`)."""
+        if isinstance(entry, ShiftedTile):
+            return self.b.insert(arith.AddiOp(self.tile_start(entry.block), self.const(entry.shift))).result, \
+                entry.block
         val = entry.meta.get("val")
-        shifted = _shifted_positions(entry)
-        if shifted is not None:  # `tile_n.index + k`: the tile's block, k positions on
-            block = self.block_of_symint(shifted[0].args[0], user)
-            start = self.b.insert(arith.AddiOp(self.tile_start(block), self.const(shifted[1]))).result
-            return start, block
         if isinstance(val, torch.Tensor) and _positions_only(entry):
             raise UnsupportedError("this index is computed from tile positions (`tile.index`), which is not "
                                    "supported yet as a load or store index; expected a tile (`x[tile_n]`) or an "
@@ -267,7 +276,8 @@ class AccessLowering:
     def lower_load(self, node: torch.fx.Node, env: dict) -> Tile:
         source = env[node.args[0]]
         self.flush_columns(source)  # columns stored into it earlier in the block land first
-        acc = self.access(node, source.type.get_shape(), row_read(node, list(node.args[1]), self.vectors))
+        index = self.shifted_tiles(row_read(node, list(node.args[1]), self.vectors), env)  # `loom.frontend.positions`
+        acc = self.access(node, source.type.get_shape(), index)
         view = self.subview(source, acc, node)
         if acc.inside:  # positions outside the tensor read as zeros (`loom.backend.program.DramRead.clip`)
             view.owner.attributes["loom.clip"] = ArrayAttr([IntAttr(n) for n in acc.inside])
@@ -318,26 +328,6 @@ class AccessLowering:
         self.located(WriteOp(value.value, view), node)
 
     # ---------------------------------------------------------------- compute
-
-def _shifted_positions(node: torch.fx.Node) -> tuple[torch.fx.Node, int] | None:
-    """(the `tile.index` node, k) of an index `tile.index + k` / `tile.index - k` with an integer k, else None."""
-    name = target_name(node)
-    if name not in ("aten.add.Tensor", "aten.add.Scalar", "aten.sub.Tensor", "aten.sub.Scalar") \
-            or len(node.args) != 2 or node.kwargs.get("alpha", 1) != 1:
-        return None
-    lhs, rhs = node.args
-    if name.startswith("aten.add") and isinstance(lhs, int):
-        lhs, rhs = rhs, lhs
-    if not isinstance(lhs, torch.fx.Node) or target_name(lhs) != "tile_index" or not isinstance(rhs, int):
-        return None
-    return lhs, rhs if name.startswith("aten.add") else -rhs
-
-
-def _tile_shift(node: torch.fx.Node) -> int:
-    """k of an index `tile.index + k` (0 for a tile)."""
-    shifted = _shifted_positions(node)
-    return shifted[1] if shifted is not None else 0
-
 
 def _positions_only(node: torch.fx.Node) -> bool:
     """Whether `node` computes on tile positions (`tile.index`) and reads no tensor data."""

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, f32
 
 from loom import ops
 from loom.errors import UnsupportedError
-from loom.frontend.access import Access
+from loom.frontend.access import Access, ShiftedTile
 from loom.frontend.global_tensors import host_accesses
 from loom.frontend.tiles import Tile, ancestors, target_name
 from loom.ir.dialect import ReadOp
@@ -215,6 +215,17 @@ class PositionLowering:
             raise UnsupportedError("`tile.index` of a tile that is not a block of the kernel's `hl.tile` loops",
                                    self.k.location(node))
         return block
+
+    def shifted_tiles(self, index: list, env: dict) -> list:
+        """A load's index with each entry that is one tile's positions plus a number (`tile_n.index - n1`, a
+        `Position`) as that tile's block, shifted (`ShiftedTile`); the other entries as they are."""
+        shifted = []
+        for entry in index:
+            pos = env.get(entry) if isinstance(entry, torch.fx.Node) else None
+            if isinstance(pos, Position) and pos.data is None and len(pos.terms) == 1 and pos.terms[0][1] == 1:
+                entry = ShiftedTile(self.k.blocks[pos.terms[0][0]], pos.const)
+            shifted.append(entry)
+        return shifted
 
     def extra_masked(self, tile: Tile, node: torch.fx.Node, env: dict) -> Tile:
         """A load's `extra_mask`: 0 where it does not hold, as Helion loads (a condition on tile positions)."""
