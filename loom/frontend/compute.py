@@ -194,6 +194,8 @@ class ComputeLowering:
         except ValueError as err:
             raise UnsupportedError(str(err), self.k.location(node)) from None
         operands = [env[a] if isinstance(a, torch.fx.Node) else a for a in args]
+        if not dims:  # 0-d values (`x[b.begin, h.begin] * 2`) are computed as the tiles of one they were read into
+            dims = next((list(o.dims) for o in operands if isinstance(o, Tile)), dims)
         if any(isinstance(o, Count) for o in operands):  # a count of positions meets a vector: it takes its shape
             if op is None:
                 return operands[0]  # converted: the same whole number
@@ -522,6 +524,8 @@ def broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
     """Map from the output's iteration space to the tile's SSA dims, numpy-style broadcasting."""
     rank = len(out_dims)
     offset = rank - len(tile.dims)
+    if offset < 0 and all(d == 1 for d in tile.dims):  # one value (`x[b.begin, h.begin]`) read as a tile of one
+        return AffineMap(rank, 0, tuple(AffineExpr.constant(0) for d in tile.dims if d not in tile.expanded))
     exprs = []
     for pos, dim in enumerate(tile.dims):
         if pos in tile.expanded:
