@@ -5,7 +5,8 @@ The SDPA file describes each point in prose (`shape.description_as_published`, e
 fields. Loom expresses two of TTNN's SDPAs with bf16 Q/K/V: non-causal multi-head attention
 (`examples/flash_attention.py`, TTNN's baseline `loom.baselines.schedules.ttnn_flash_attention`) and
 causal attention with grouped K/V heads (`examples/causal_attention.py`, `ttnn_causal_attention`, where
-the key chunk divides the query chunk); every feature outside them is a named skip, and so is every
+the key chunk divides the query chunk), and joint attention as non-causal attention over its two parts
+concatenated where neither is padded (`_joint_as_one_sequence`); every feature outside them is a named skip, and so is every
 variant other than the legacy kernel (the newer "routed" precision recipes are different kernels;
 TTNN's SDPA baselines model the legacy one). A row inside them is compiled with TTNN's core split and
 the row's Q/K chunk sizes as block sizes, simulated on the 13x10 p150, and compared on op time (ms).
@@ -34,7 +35,6 @@ FEATURES = (
     (r"^same\b", "description refers to another row ('same, ...')"),
     (r"ring_distributed|ring ", "multi-device ring-distributed SDPA"),
     (r"chunked prefill|paged", "chunked prefill over a paged KV cache"),
-    (r"\bjoint\b", "joint attention (two concatenated sequences)"),
     (r"window", "sliding-window mask"),
     (r"padding mask", "padding mask"),
     (r"bfp8|bfp4", "block-float Q/K/V (Loom's attention kernel takes bf16)"),
@@ -53,6 +53,22 @@ def describe(point: Point) -> str:
     return text
 
 
+def _joint_as_one_sequence(low: str, text: str) -> str:
+    """A joint attention row (`N4096 + L512`: TTNN's joint SDPA, non-causal over the image and text tokens
+    concatenated) as one sequence of N + L tokens (`s4608`), where each part is whole Q and K chunks: TTNN pads
+    the two parts to whole chunks apart, which a single sequence reproduces only when neither part is padded."""
+    joint = re.search(r"\bn(\d+)\s*\+\s*(?:l(\d+)|empty joint)", low)
+    if not re.search(r"\bjoint\b", low):
+        return low
+    chunks = re.search(r"\bq(\d+)\s*/\s*k(\d+)", low)
+    if not (joint and chunks):
+        raise Skip("joint attention without its N + L lengths and Q/K chunk sizes", text)
+    parts = [int(n) for n in joint.groups() if n is not None]
+    if any(n % int(c) for n in parts for c in chunks.groups()):
+        raise Skip("joint attention whose parts are not whole Q / K chunks (TTNN pads each part apart)", text)
+    return low.replace(joint.group(0), f"s{sum(parts)}")
+
+
 def plan_sdpa(point: Point) -> Plan:
     extra = unknown_fields(point.raw, KNOWN_FIELDS)
     if extra:
@@ -64,6 +80,7 @@ def plan_sdpa(point: Point) -> Plan:
     for pattern, reason in FEATURES:
         if re.search(pattern, low):
             raise Skip(reason, text)
+    low = _joint_as_one_sequence(low, text)
     causal = "causal" in low
     heads = re.search(r"(\d+)\s*/\s*(\d+)\s*heads", low)
     shape = point.raw.get("shape") or {}

@@ -163,6 +163,20 @@ def test_causal_sdpa_rows_use_the_causal_kernel_where_loom_expresses_them():
     assert [(s.kind, s.args) for s in wide.specs] == [("sdpa_causal", (1, 32, 8, 4096, 128, 128, 512, ""))]
 
 
+@needs_files
+def test_joint_sdpa_rows_run_as_one_sequence_where_neither_part_is_padded():
+    """FLUX.2's joint row (N4608 + an empty joint part, Q128/K512) is non-causal attention over 4608 tokens;
+    Flux's (N4096 + L512, Q256/K512) over 4608 as well; qwen_image's L128 is not whole Q512 / K256 chunks
+    (TTNN pads each part apart): a named skip."""
+    points = {p.id: p for p in load_points(GROUND_TRUTH / "sdpa_blackhole_p150.yaml")}
+    assert [(s.kind, s.args) for s in plan_point(points["p01610"]).specs] == [
+        ("sdpa", (1, 6, 4608, 128, 128, 512, ""))]
+    assert [(s.kind, s.args) for s in plan_point(points["p01576"]).specs] == [
+        ("sdpa", (1, 24, 4608, 128, 256, 512, ""))]
+    padded = plan_point(points["p01570"])
+    assert not isinstance(padded, Plan) and "not whole Q / K chunks" in padded.skipped
+
+
 def test_a_stated_fidelity_prices_the_matrix_engine():
     from loom.calibrate.sdpa import with_fidelity
 
