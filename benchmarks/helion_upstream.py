@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 import traceback
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -246,6 +247,46 @@ def _calls(module, most: int, direct: _Direct) -> list[tuple]:
     return out
 
 
+class _TritonStandIn(types.ModuleType):
+    """Stands in for `triton` (not installed: it needs CUDA), which some examples import for their Triton
+    baselines or timing only (segment_reduction, blackwell_attention): decorators return the function,
+    `do_bench` times nothing (NaN), anything else is another stand-in; launching a Triton kernel fails as the
+    example's own code (an `example` row)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _TritonStandIn(f"{self.__name__}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        if self.__name__.split(".")[-1] in ("jit", "autotune", "heuristics"):
+            if len(args) == 1 and callable(args[0]) and not kwargs:
+                return args[0]  # `@triton.jit`
+            return lambda fn: fn  # `@triton.autotune(configs=...)`
+        if self.__name__.endswith("do_bench"):
+            return float("nan")  # an example's own timing after its run_example call: not timed here
+        return _TritonStandIn(f"{self.__name__}()")  # `triton.Config(...)`, built at import
+
+    def __getitem__(self, grid):
+        raise RuntimeError(f"{self.__name__} needs Triton (a CUDA baseline), not installed here")
+
+
+def _install_triton_stand_in() -> None:
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        for name in ("triton", "triton.language", "triton.testing"):
+            sys.modules[name] = _TritonStandIn(name)
+
+
+def _untriton(baseline):
+    """The baseline to compare with: an example's first that is not a Triton kernel (`{"triton": ...,
+    "pytorch": ...}`: PyTorch's)."""
+    if not isinstance(baseline, dict):
+        return baseline
+    return next((fn for name, fn in baseline.items() if "triton" not in name.lower()), next(iter(baseline.values())))
+
+
 def _too_big(calls: list[tuple]) -> list[tuple]:
     """The shapes of the calls' tensor arguments above `MAX_ELEMENTS` (the simulator carries them on this CPU)."""
     import torch
@@ -263,6 +304,7 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
     os.environ.pop("HELION_INTERPRET", None)
     testing.DEVICE = torch.device("cpu")
     _Capped.install()
+    _install_triton_stand_in()
     sys.path.insert(0, str(path.parents[1]))
     example = path.stem
     direct, original = _Direct(), helion.Kernel.__call__
@@ -291,7 +333,7 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
     for kernels, baseline, args, options in calls:
         too_big = _too_big([(kernels, baseline, args, options)])
         named = kernels.items() if isinstance(kernels, dict) else [(getattr(kernels, "__name__", "kernel"), kernels)]
-        reference = next(iter(baseline.values())) if isinstance(baseline, dict) else baseline
+        reference = _untriton(baseline)
         tolerance = options.get("rtol", 1e-2), options.get("atol", 1e-1)
         for name, fn in named:
             checks = [(name, _forward)] + ([(f"{name} backward", _backward)] if options.get("bwd") else [])

@@ -348,6 +348,7 @@ def bench_command(
         from loom.bench.paper import bench, output_files, shapes
         from loom.bench.rows import BASELINE_COLUMNS, BASELINE_LABELS
         from loom.bench.user_kernels import baseline_kind, parse_shapes
+        from loom.calibrate.yardstick import yardstick_line
         from loom.kernel_file import load_kernel_file
 
         baselines = {"default": ("default",), "tuned": ("tuned",), "both": ("default", "tuned")}.get(baseline)
@@ -394,6 +395,7 @@ def bench_command(
             table.add_row(r.shape, r.loom_candidate, r.loom_block_sizes, f"{r.loom_sim_cycles:,.0f}", *cells,
                           f"{r.model_error:+.0%}", f"{r.of_roofline:.0%}" if r.of_roofline else "-")
         Console(width=220).print(table)
+        err_console.print(f"yardstick: {yardstick_line(arch)}", highlight=False)
         summary_path = out / f"{name}_{arch}.summary.json"
         summary_path.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
         for path in [*output_files(name, arch, out, baselines), summary_path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from loom.calibrate.yardstick import kind_of, yardstick_line
 from loom.solve.select import CATEGORIES
 
 
@@ -108,6 +109,10 @@ def print_run_report(outcome, console: Console | None = None) -> None:
                   f"(model {model:,} cycles, {error:+.1%} vs simulated)"
                   + (f", {sim.tflops():.1f} TFLOPS" if sim.flops else "")
                   + (" [steady-state extrapolation]" if sim.extrapolated else ""), highlight=False)
+    compiled = outcome.compilation
+    arch = (compiled.placed_on or compiled.lowering.arch).name
+    console.print(f"  yardstick      {yardstick_line(arch, kind_of(compiled.lowering.stages['concrete']))}",
+                  highlight=False)
     engines = ", ".join(f"{k} {v:.0%}" for k, v in sim.utilisation.items())
     console.print(f"  utilisation    {engines}", highlight=False)
     low, high = sim.compute_busy_range

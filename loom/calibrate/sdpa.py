@@ -6,8 +6,8 @@ fields. Loom expresses two of TTNN's SDPAs with bf16 Q/K/V: non-causal multi-hea
 (`examples/flash_attention.py`, TTNN's baseline `loom.baselines.schedules.ttnn_flash_attention`) and
 causal attention with grouped K/V heads (`examples/causal_attention.py`, `ttnn_causal_attention`, where
 the key chunk divides the query chunk), and joint attention as non-causal attention over its two parts
-concatenated where neither is padded (`_joint_as_one_sequence`); every feature outside them is a named skip, and so is every
-variant other than the legacy kernel (the newer "routed" precision recipes are different kernels;
+concatenated where neither is padded (`_joint_as_one_sequence`); every feature outside them is a named
+skip, and so is every variant other than the legacy kernel (the newer "routed" precision recipes are different kernels;
 TTNN's SDPA baselines model the legacy one). A row inside them is compiled with TTNN's core split and
 the row's Q/K chunk sizes as block sizes, simulated on the 13x10 p150, and compared on op time (ms).
 A math fidelity the description states ("HiFi4 + FP32") prices the matrix engine; fp32 dest accumulation
