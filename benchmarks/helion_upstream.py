@@ -2,7 +2,7 @@
 example's own code, its result held against the example's own baseline.
 
     .venv/bin/python benchmarks/helion_upstream.py HELION_CHECKOUT [--arch wormhole_n150] [--only NAME]
-        [--max-size 512] [--timeout 300] [--markdown]
+        [--max-size 512] [--timeout 300] [--markdown] [--interpreter]
 
 HELION_CHECKOUT is a clone of pytorch/helion (its examples/ folder; not kept in this repository). Each
 example runs in a process of its own (`--worker`):
@@ -21,7 +21,10 @@ example runs in a process of its own (`--worker`):
   result is compared with the baseline at the example's rtol / atol;
 - a kernel the example calls itself (`out = kernel(x)` then its own assertions) runs through Loom too, and
   passes when the example's own checks hold (a row without arguments).
-Each row gives the compile time of stages 2-6 (Helion's trace, stage 1, apart).
+Each row gives the compile time of stages 2-6 (Helion's trace, stage 1, apart). With `--interpreter` each
+example also runs in a second process with Helion's own CPU interpreter (HELION_INTERPRET=1) in Loom's place,
+and the counts are split as issue 17 splits the examples: kernels the interpreter runs correctly, kernels it
+cannot run for want of `aten::mm.dtype` on CPU (the GEMM / attention family), and the rest.
 Outcomes: `pass`, `pass-fp32` (a mismatch with an example's float16 / bfloat16 baseline where Loom's result
 matches that baseline run in float32, at the same tolerance, and the example's baseline does not: the
 baseline's rounding is off, not Loom's), `mismatch` (max |error| over the tolerance), `refusal` (a Loom
@@ -295,13 +298,17 @@ def _too_big(calls: list[tuple]) -> list[tuple]:
             if isinstance(a, torch.Tensor) and a.numel() > MAX_ELEMENTS]
 
 
-def worker(path: Path, arch: str, most: int) -> list[dict]:
-    """Run one example (this process): one row per kernel it checks."""
+def worker(path: Path, arch: str, most: int, interpret: bool = False) -> list[dict]:
+    """Run one example (this process): one row per kernel it checks; with `interpret`, each kernel runs in
+    Helion's CPU interpreter (HELION_INTERPRET=1) instead of Loom."""
     import helion
     import helion._testing as testing
     import torch
 
-    os.environ.pop("HELION_INTERPRET", None)
+    if interpret:  # Helion's own CPU interpreter runs the kernels (read when the examples define them)
+        os.environ["HELION_INTERPRET"] = "1"
+    else:
+        os.environ.pop("HELION_INTERPRET", None)
     testing.DEVICE = torch.device("cpu")
     _Capped.install()
     _install_triton_stand_in()
@@ -309,7 +316,8 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
     example = path.stem
     direct, original = _Direct(), helion.Kernel.__call__
     failure, calls = None, []
-    helion.Kernel.__call__ = _loom_call(arch, direct.log, original)
+    if not interpret:
+        helion.Kernel.__call__ = _loom_call(arch, direct.log, original)
     try:
         spec = importlib.util.spec_from_file_location(f"examples.{example}", path)
         module = importlib.util.module_from_spec(spec)
@@ -344,7 +352,8 @@ def worker(path: Path, arch: str, most: int) -> list[dict]:
                                  "message": f"inputs of shape {too_big[0]}: too large here"})
                     continue
                 log: list = []
-                helion.Kernel.__call__ = _loom_call(arch, log, original)
+                if not interpret:
+                    helion.Kernel.__call__ = _loom_call(arch, log, original)
                 try:
                     ok, message = check(fn, reference, args, *tolerance)
                     outcome = ok if isinstance(ok, str) else "pass" if ok else "mismatch"
@@ -457,10 +466,14 @@ def main() -> None:
     parser.add_argument("--max-size", type=int, default=512)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--interpreter", action="store_true",
+                        help="also run each kernel in Helion's CPU interpreter (HELION_INTERPRET=1) and group the "
+                             "outcomes by whether it runs there (issue 17's split of the examples)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--interpret", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.worker:
-        print(json.dumps(worker(options.helion, options.arch, options.max_size)))
+        print(json.dumps(worker(options.helion, options.arch, options.max_size, options.interpret)))
         return
     paths = sorted(p for p in (options.helion / "examples").glob("*.py")
                    if p.stem not in NOT_EXAMPLES and options.only in p.stem)
@@ -468,6 +481,10 @@ def main() -> None:
     for path in paths:
         start = time.perf_counter()
         found = _run_worker(path, options)
+        if options.interpreter:
+            interpreted = {r["kernel"]: r for r in reversed(_run_worker(path, options, interpret=True))}
+            for row in found:
+                row["interpreter"] = _interpreter_class(interpreted.get(row["kernel"]))
         kernels = {}
         for row in found:  # one row per kernel: its first call (the examples check some at several sizes)
             kernels.setdefault(row["kernel"], row)
@@ -475,28 +492,51 @@ def main() -> None:
             rows.append(row)
             if not options.markdown:
                 seconds = time.perf_counter() - start
-                print(f"{row['example']:24s} {row['kernel']:32s} {row['outcome']:9s} {seconds:6.1f}s  "
+                print(f"{row['example']:24s} {row['kernel']:32s} {row['outcome']:9s} "
+                      f"{row.get('interpreter', ''):9s}{seconds:6.1f}s  "
                       f"{row['message'][:150]}", flush=True)
     if options.markdown:
-        print("| example | kernel | outcome | compile (stages 2-6) | message |\n|---|---|---|---|---|")
+        extra = " interpreter |" if options.interpreter else ""
+        print(f"| example | kernel | outcome |{extra} compile (stages 2-6) | message |\n|---|---|---|"
+              + ("---|" if extra else "") + "---|---|")
         for r in rows:
             compiled = f"{r['compile']:.2f} s" if r.get("compile") is not None else "-"
-            print(f"| {r['example']} | {r['kernel']} | {r['outcome']} | {compiled} | "
+            interpreter = f" {r.get('interpreter', '-')} |" if extra else ""
+            print(f"| {r['example']} | {r['kernel']} | {r['outcome']} |{interpreter} {compiled} | "
                   f"{r['message'].replace('|', '/')[:200]} |")
     compiled = [r["compile"] for r in rows if r.get("compile") is not None]
     if compiled:
         print(f"compile time (stages 2-6) of the kernels Loom compiled: at most {max(compiled):.2f} s")
+    print(f"{len(rows)} kernels in {len(paths)} examples on {options.arch}: {_counts(rows)}")
+    if options.interpreter:
+        for group, label in (("runs", "that Helion's CPU interpreter runs correctly"),
+                             ("mm.dtype", "that it cannot run for want of aten::mm.dtype on CPU (GEMM / attention)"),
+                             ("fails", "that it fails on otherwise, or that an example calls itself")):
+            members = [r for r in rows if r.get("interpreter") == group]
+            print(f"  {len(members)} kernels {label}: {_counts(members)}")
+
+
+def _counts(rows: list[dict]) -> str:
     counts = Counter(r["outcome"] for r in rows)
-    print(f"{len(rows)} kernels in {len(paths)} examples on {options.arch}: "
-          + ", ".join(f"{k} {counts[k]}" for k in ("pass", "pass-fp32", "mismatch", "refusal", "internal", "example",
-                                                   "timeout")
-                      if counts[k]))
+    return ", ".join(f"{k} {counts[k]}" for k in ("pass", "pass-fp32", "mismatch", "refusal", "internal", "example",
+                                                  "timeout") if counts[k]) or "none"
 
 
-def _run_worker(path: Path, options) -> list[dict]:
+def _interpreter_class(row: dict | None) -> str:
+    """How Helion's CPU interpreter fares with a kernel: `runs` (its result matches the baseline), `mm.dtype`
+    (CPU torch lacks `aten::mm.dtype`, which Helion's matmuls with an out dtype call: the GEMM / attention
+    family of issue 17) or `fails` (anything else, or a kernel the example calls itself: not interpreted)."""
+    if row is None:
+        return "fails"
+    if row["outcome"] in ("pass", "pass-fp32"):
+        return "runs"
+    return "mm.dtype" if "mm.dtype" in row["message"] else "fails"
+
+
+def _run_worker(path: Path, options, interpret: bool = False) -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     command = [sys.executable, __file__, str(path), "--worker", "--arch", options.arch,
-               "--max-size", str(options.max_size)]
+               "--max-size", str(options.max_size)] + (["--interpret"] if interpret else [])
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=options.timeout, env=env, cwd=ROOT)
     except subprocess.TimeoutExpired:
