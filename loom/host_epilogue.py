@@ -63,7 +63,8 @@ def run_host_code(kernel: object, args: tuple, results: dict[str, torch.Tensor],
     exec(compile(module, path, "exec"), namespace)  # noqa: S102 - the user's own kernel, loop removed
     settings = copy.copy(kernel.settings)
     settings.ref_mode = helion.RefMode.EAGER
-    host = helion.Kernel(namespace[definition.name], configs=kernel.configs, settings=settings)
+    configs = kernel.configs or [helion.Config()]  # a config, even empty, gives `hl.register_tunable` its default
+    host = helion.Kernel(namespace[definition.name], configs=configs, settings=settings)
     try:
         return host(*args)
     except UnsupportedError:

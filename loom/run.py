@@ -64,13 +64,17 @@ _EXACT_INT = 2**24  # the largest integer float32 holds exactly, with every smal
 
 def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.ndarray]:
     """Kernel arguments as float32 arrays, padded to the program's whole-tile tensor shapes; each found by
-    its parameter name when the Helion `kernel` is given (an argument the kernel never reads has no tensor)."""
+    its parameter name when the Helion `kernel` is given (an argument the kernel never reads has no tensor;
+    an output the caller passed in starts with its contents, which `hl.atomic_add` reads)."""
     tensors = [t for t in program.tensors if t.kind == "input"]
     arrays = [a for a in args if isinstance(a, torch.Tensor)]
     if kernel is not None:
         params = list(inspect.signature(kernel.fn).parameters)
         by_name = {ir_name(n): a for n, a in {**dict(zip(params, args)), **closure_tensors(params, args)}.items()}
         arrays = [by_name.get(t.name) for t in tensors]
+        passed = [t for t in program.tensors if t.kind == "output" and isinstance(by_name.get(t.name), torch.Tensor)]
+        if all(isinstance(a, torch.Tensor) for a in arrays):
+            tensors, arrays = tensors + passed, arrays + [by_name[t.name] for t in passed]
         if any(not isinstance(a, torch.Tensor) for a in arrays):  # a view the host code made: in order
             arrays = [a for a in args if isinstance(a, torch.Tensor)]
     out = {}

@@ -124,14 +124,40 @@ def laid_out(shape: list[int], layout: str | None) -> list[int]:
 
 
 def host_accesses(kernel: TracedKernel) -> dict[str, dict[str, list[torch.fx.Node]]]:
-    """Per global tensor the kernel loads or stores: its loads and its stores, by kind, in program order."""
+    """Per global tensor the kernel loads or stores: its loads, stores and atomic adds (`hl.atomic_add`: a
+    read and a write of the same block, `loom.frontend.atomics`), by kind, in program order."""
     accesses: dict[str, dict[str, list[torch.fx.Node]]] = {}
     for graph in kernel.graphs():
         for node in graph.nodes:
             kind = target_name(node)
-            if kind in ("load", "store") and target_name(node.args[0]) == "_host_tensor":
+            if kind in ("load", "store", "atomic_add") and target_name(node.args[0]) == "_host_tensor":
                 accesses.setdefault(node.args[0].args[0], {}).setdefault(kind, []).append(node)
     return accesses
+
+
+def _stored_before(load: torch.fx.Node, kinds: dict[str, list[torch.fx.Node]], order: dict) -> bool:
+    """A store of the same tensor comes before `load` in program order (what it reads was written first)."""
+    return any(order.get(store, len(order)) < order.get(load, -1) for store in kinds.get("store", []))
+
+
+def _program_order(kernel: TracedKernel) -> dict[torch.fx.Node, int]:
+    """Every device node's position in program order: the root's nodes, each loop's and branch's body where
+    its `_for_loop` / `_if` node stands."""
+    order: dict[torch.fx.Node, int] = {}
+
+    def walk(graph: torch.fx.Graph) -> None:
+        for node in graph.nodes:
+            order[node] = len(order)
+            name = target_name(node)
+            if name == "_for_loop" and node.args[0] in kernel.loops:
+                walk(kernel.loops[node.args[0]].graph)
+            elif name == "_if":
+                for branch in node.args[1:3]:
+                    if branch in kernel.branches:
+                        walk(kernel.branches[branch].graph)
+
+    walk(kernel.root)
+    return order
 
 
 def written_arguments(kernel: TracedKernel) -> list[str]:
@@ -145,21 +171,30 @@ def written_arguments(kernel: TracedKernel) -> list[str]:
                 f"the kernel loads and stores its argument `{name}` (an in-place update); Loom does not order a "
                 f"core's stores before its later loads yet: expected the result in another tensor "
                 f"(`out = torch.empty_like({name})`)", kernel.location(kinds["store"][0]))
-    return [name for name, kinds in accesses.items() if "store" in kinds]
+    return [name for name, kinds in accesses.items() if "store" in kinds or "atomic_add" in kinds]
 
 
-def check_read_back(kernel: TracedKernel, created: list[str]) -> None:
+def check_read_back(kernel: TracedKernel, created: list[str], zeroed: set[str] = frozenset()) -> None:
     """Loads of the tensors the host code created (`c = torch.empty(…)`), which hold what the kernel stored.
     Allowed where every load and store of one indexes it by the core's own grid tiles, each at the same
     position (`c[tile_m, tile_k]` stored and loaded under `for tile_m in hl.tile(m)`): a core then reads back
     only blocks it wrote itself, and its per-core program waits for its own stores to land before those
     loads (`loom.backend.split`). Any other load of such a tensor is refused: Loom does not order one
-    core's stores before another core's loads."""
+    core's stores before another core's loads. A load before any store reads the tensor as the host made
+    it, which the per-core programs take to be zeros: allowed for the tensors in `zeroed` only."""
     grid = {kernel.blocks[b].symbol for b in kernel.grid_block_ids}
+    order = _program_order(kernel)
     for name, kinds in host_accesses(kernel).items():
         loads = kinds.get("load", [])
         if name not in created or not loads:
             continue
+        first = next((load for load in loads if name not in zeroed and not _stored_before(load, kinds, order)), None)
+        if first is not None:
+            raise UnsupportedError(
+                f"`{name}` is read before the kernel writes it, and the host code creates it other than filled "
+                f"with zeros: Loom's per-core programs start the tensors the host code creates at zero; expected "
+                f"`{name} = torch.zeros(…)` (or `zeros_like`, `new_zeros`), or the tensor passed in as an argument",
+                kernel.location(first))
         placements = {tuple(s if s in grid else None for s in map(tile_symbol, node.args[1]))
                       for node in loads + kinds.get("store", [])}
         if len(placements) != 1 or not grid <= set(next(iter(placements))):

@@ -22,6 +22,7 @@ import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
 from loom.frontend.host_code import def_line_of, read_host_return
+from loom.frontend.split_sums import merge_summed_grid_dims, split_blocker
 
 
 @dataclass(frozen=True)
@@ -172,18 +173,29 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
 
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
+    summed = merge_summed_grid_dims(device_ir, bound.env.block_sizes)  # split-K: `loom.frontend.split_sums`
+    folded = {grid for grid, _ in summed.values()}
     bounded, within, banded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
+        if info.block_id in folded:
+            continue  # a grid dimension the atomic adds sum over: folded into the loop that walked it
+        if info.block_id in summed:
+            label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
+            blocks[info.block_id] = BlockInfo(info.block_id, label, summed[info.block_id][1], None, info.symbol())
+            continue
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
         label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
         if isinstance(info.size, torch.SymInt) and info.size.node.expr in block_vars:
             continue  # a tile re-derived from a block's size inside a loop (`tile_m.index` there): that block
         if fixed is not None and not isinstance(fixed, int):
+            blocker = split_blocker(device_ir, info.block_id)
             raise UnsupportedError(
                 f"`{label}` has the block size {fixed}, computed from a tunable (`hl.register_tunable`) or "
                 "another value Helion leaves symbolic; expected a block size written as a number or left to the "
-                "solver (`block_size=None`)", at(def_line))
+                "solver (`block_size=None`)" + (f"; the atomic adds sum over `{label}`, a split reduction Loom "
+                                                f"folds into one loop, but {blocker}" if blocker else ""),
+                at(def_line))
         if bounded.get(info.block_id) in blocks:  # it runs up to the outer tile's end: at most its extent
             outer = blocks[bounded[info.block_id]]
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),

@@ -97,3 +97,26 @@ def _names(value: ast.expr | None) -> list[str]:
     if isinstance(value, ast.Tuple):
         return [name for element in value.elts for name in _names(element)]
     return []
+
+
+_ZEROS = ("zeros", "zeros_like", "new_zeros")
+
+
+def zero_filled(source_lines: list[str], def_line: int) -> set[str]:
+    """The tensors the kernel's host code creates filled with zeros before its device loop (`out =
+    torch.zeros(…)`, `torch.zeros_like(x)`, `x.new_zeros(…)`, `torch.full(…, 0.0)`): what a per-core program
+    may read before writing, since Loom's device programs start the tensors the host creates at zero."""
+    kernel = kernel_definition(source_lines, def_line)
+    loops = device_loops(kernel) if kernel is not None else []
+    names = set()
+    for stmt in kernel.body[:loops[0]] if loops else []:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call)):
+            continue
+        call = stmt.value
+        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+        fill = call.args[1] if name in ("full", "full_like", "new_full") and len(call.args) > 1 else \
+            next((k.value for k in call.keywords if k.arg == "fill_value"), None)
+        if name in _ZEROS or (isinstance(fill, ast.Constant) and fill.value == 0):
+            names.add(stmt.targets[0].id)
+    return names

@@ -44,6 +44,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from loom.errors import CapacityError, LoomError, UnsupportedError
 from loom.frontend.access import AccessLowering
+from loom.frontend.atomics import AtomicLowering
 from loom.frontend.batch_blocks import with_batch_blocks_of_one
 from loom.frontend.column_halves import column_halves
 from loom.frontend.column_stores import ColumnStoreLowering
@@ -61,7 +62,7 @@ from loom.frontend.control_flow import NOT_TAKEN, ControlFlowLowering
 from loom.frontend.global_tensors import check_read_back, host_accesses, laid_out, vector_layouts, written_arguments
 from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
-from loom.frontend.host_code import def_line_of
+from loom.frontend.host_code import def_line_of, zero_filled
 from loom.frontend.partials import partial_sizes
 from loom.frontend.positions import PositionLowering, flat_gathers
 from loom.frontend.store_races import check_store_races
@@ -83,8 +84,8 @@ _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": op
                "neg": operator.neg}
 
 
-class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, ControlFlowLowering, PositionLowering,
-                     TailLowering):
+class KernelLowering(AccessLowering, AtomicLowering, ColumnStoreLowering, ComputeLowering, ControlFlowLowering,
+                     PositionLowering, TailLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
@@ -122,7 +123,8 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
                     "the example arguments), or one slice per tile of a grid loop sized by its block and indexed "
                     f"only by its id (`{name}[tile.id, :]`, per-tile partials)", k.line_location(_def_line(k)))
         filled_in = written_arguments(self.k)  # outputs the caller passed in
-        check_read_back(self.k, [n for n in tensors if n not in k.host_tensors])
+        check_read_back(self.k, [n for n in tensors if n not in k.host_tensors],
+                        zero_filled(k.source_lines, def_line_of(k.source_lines, k.first_line)))
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
         arg_types = [MemRefType(argument_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]
@@ -415,6 +417,9 @@ class KernelLowering(AccessLowering, ColumnStoreLowering, ComputeLowering, Contr
             return self.lower_load(node, env)
         if name == "store":
             self.lower_store(node, env)
+            return None
+        if name == "atomic_add":
+            self.lower_atomic_add(node, env)
             return None
         if name in ("full", "aten.full.default"):  # hl.full, and torch.full_like / zeros_like / ones_like
             value = node.meta["val"]

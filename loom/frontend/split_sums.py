@@ -1,0 +1,191 @@
+"""Stage 1: a grid dimension that atomic adds sum over is one reduction loop (split-K as Helion users write it).
+
+    for tile_m, tile_n, outer_k in hl.tile([m, n, k], block_size=[None, None, k_block]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for inner_k in hl.tile(outer_k.begin, outer_k.end):
+            acc = torch.addmm(acc, x[tile_m, inner_k], y[inner_k, tile_n])
+        hl.atomic_add(out, [tile_m, tile_n], acc)
+
+adds into each [tile_m, tile_n] the products of every outer_k tile: the product over all of k. `k_block`
+comes from a tunable (`hl.register_tunable("split_k", …)`), a choice Loom leaves to the solver: it compiles
+the loop over all of k (`for inner_k in hl.tile(k)`) and splits k across cores where the model says so
+(stage 4's split reductions). The Device IR is rewritten in place before the blocks are read: the walk's
+bounds become 0 and the extent, the grid loses `outer_k`, and an `if` on `outer_k`'s position whose branches
+leave every value as it is (`if outer_k.begin == 0: acc = epilogue(acc, …)` with the identity epilogue)
+goes. The atomic adds themselves are lowered by `loom.frontend.atomics`.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx
+
+from loom.frontend.tiles import target_name
+
+_PURE = ("tile_begin", "tile_end", "eq", "ne", "_if", "getitem", "_get_symnode", "_phi")
+
+
+def merge_summed_grid_dims(device_ir, block_sizes) -> dict[int, tuple[int, int]]:
+    """Merge each grid block that only a nested loop walks, and that atomic adds sum over, into that loop:
+    {the loop's block id: (the grid block's id, its extent)}. The Device IR's root graph and grid are
+    rewritten (once: the result is kept on it)."""
+    done = getattr(device_ir, "_loom_split_sums", None)
+    if done is not None:  # Helion caches a bound kernel, and its Device IR, per argument signature
+        return done
+    device_ir._loom_split_sums = merged = {}
+    device_ir._loom_split_blockers = blockers = {}
+    root_info = next((g for g in device_ir.graphs if type(g).__name__ == "RootGraphInfo"), None)
+    if root_info is None:
+        return merged
+    root = root_info.graph
+    adds = [n for n in root.nodes if target_name(n) == "atomic_add"]
+    if not adds:
+        return merged
+    tiles = {info.symbol(): info for info in block_sizes}
+    for block_id in list(device_ir.grid_block_ids[0]):
+        tile = _tile_node(root, tiles, block_id)
+        if tile is None or any(tile in _flat(add.args[1]) for add in adds):
+            continue
+        walk, blocker = _walk(root, tile, device_ir)
+        blocker = blocker or (_summed(walk, adds, device_ir) if walk is not None else None)
+        if walk is None or blocker:
+            if blocker:
+                blockers[block_id] = blocker
+            continue
+        info = next(i for i in block_sizes if i.block_id == block_id)
+        graph_id, _, _, outer_args = walk.args
+        walk.args = (graph_id, [0], [info.size], outer_args)
+        _drop_identity_branches(root, device_ir)
+        _erase_dead(root)
+        if any(node is tile for node in root.nodes):
+            raise AssertionError(f"grid block {block_id} is still used after merging it into its walk")
+        device_ir.grid_block_ids[0].remove(block_id)
+        merged[device_ir.graphs[graph_id].block_ids[0]] = (block_id, info.size)
+    return merged
+
+
+def _tile_node(root: torch.fx.Graph, tiles: dict, block_id: int) -> torch.fx.Node | None:
+    for node in root.nodes:
+        val = node.meta.get("val")
+        if target_name(node) == "_get_symnode" and isinstance(val, torch.SymInt) and \
+                getattr(tiles.get(val.node.expr), "block_id", None) == block_id:
+            return node
+    return None
+
+
+def _walk(root: torch.fx.Graph, tile: torch.fx.Node, device_ir) -> tuple[torch.fx.Node | None, str | None]:
+    """The one `_for_loop` over [tile.begin, tile.end), if the tile's start and end serve only it and
+    conditions of branches that change nothing; else None and, where the loop is there, what else uses them."""
+    begins = [u for u in tile.users if target_name(u) == "tile_begin"]
+    ends = [u for u in tile.users if target_name(u) == "tile_end"]
+    if len(begins) != 1 or len(ends) != 1 or len(tile.users) != 2:
+        return None, None
+    loops = [u for u in ends[0].users if target_name(u) == "_for_loop"]
+    if len(loops) != 1 or loops[0].args[1] != [begins[0]] or loops[0].args[2] != [ends[0]] or \
+            len(ends[0].users) != 1:
+        return None, None
+    for user in begins[0].users:
+        if user is loops[0]:
+            continue
+        if target_name(user) not in ("eq", "ne") or not all(_changes_nothing(b, device_ir) for b in user.users):
+            return None, "a branch on its position changes values (an epilogue on the first split only?)"
+    return loops[0], None
+
+
+def _summed(walk: torch.fx.Node, adds: list[torch.fx.Node], device_ir) -> str | None:
+    """None where every value the walk carries starts at zero and ends in atomic adds only (through phis and
+    branches that change nothing): the sum of the walks over the grid block is one walk over its extent;
+    else why not."""
+    for result in walk.users:
+        for phi in result.users:
+            if target_name(phi) != "_phi" or not _zeros(phi.args[0]):
+                return "a value the loop carries does not start at zero"
+            if not all(_reaches_only_adds(u, adds, device_ir) for u in phi.users):
+                return "the loop's results are used other than by `hl.atomic_add`"
+    return None
+
+
+def split_blocker(device_ir, block_id: int) -> str | None:
+    """Why a grid dimension that a nested loop walks, and the atomic adds sum over, was not folded."""
+    return getattr(device_ir, "_loom_split_blockers", {}).get(block_id)
+
+
+def _reaches_only_adds(node: torch.fx.Node, adds: list[torch.fx.Node], device_ir) -> bool:
+    if node in adds:
+        return node.args[2] is not None and not node.users
+    if target_name(node) in ("_phi", "getitem") or (target_name(node) == "_if" and _changes_nothing(node, device_ir)):
+        return all(_reaches_only_adds(u, adds, device_ir) for u in node.users)
+    return False
+
+
+def _zeros(node: object) -> bool:
+    return isinstance(node, torch.fx.Node) and target_name(node) == "full" and node.args[1] == 0
+
+
+def _changes_nothing(node: torch.fx.Node, device_ir) -> bool:
+    """An `_if` whose branches leave every variable they assign as it was (`_branch_values` equal)."""
+    return target_name(node) == "_if" and _branch_values(node, device_ir) is not None
+
+
+def _branch_values(node: torch.fx.Node, device_ir) -> list | None:
+    """The value of each output of an `_if` whose two branches give every variable the same value, else None.
+    Helion's `_if` yields the if branch's value of every variable the branches assign, then the else
+    branch's (`IfGraphInfo.branches_outputs`: an output index of the branch's graph, or an outer name)."""
+    _, if_id, else_id, if_args, else_args = node.args
+    info = device_ir.graphs[if_id]
+    outer = {**dict(zip(info.else_arg_names or [], else_args)), **dict(zip(info.if_arg_names or [], if_args))}
+    sides = []
+    for graph_id, args in ((if_id, if_args), (else_id, else_args)):
+        graph = device_ir.graphs[graph_id].graph if graph_id is not None else None
+        sides.append(_passed_through(graph, args) if graph is not None else [])
+    if any(side is None for side in sides):
+        return None
+    values = [[], []]
+    for entry in info.branches_outputs or []:
+        for side in (0, 1):
+            source = entry[side]
+            value = sides[side][source] if isinstance(source, int) and source < len(sides[side]) else \
+                outer.get(source) if isinstance(source, str) else None
+            if value is None:
+                return None
+            values[side].append(value)
+    return values[0] + values[1] if values[0] == values[1] else None
+
+
+def _passed_through(graph: torch.fx.Graph, args: list) -> list | None:
+    """The outer values a branch's graph returns, if it returns its arguments unchanged (`_new_var(arg)`)."""
+    placeholders = {n: a for n, a in zip([n for n in graph.nodes if n.op == "placeholder"], args)}
+    out = next(n for n in graph.nodes if n.op == "output")
+    values = []
+    for value in list(out.args[0] or []):
+        while isinstance(value, torch.fx.Node) and target_name(value) == "_new_var":
+            value = value.args[0]
+        if value not in placeholders:
+            return None
+        values.append(placeholders[value])
+    return values
+
+
+def _drop_identity_branches(root: torch.fx.Graph, device_ir) -> None:
+    for node in list(root.nodes):
+        if target_name(node) != "_if":
+            continue
+        values = _branch_values(node, device_ir)
+        if values is None:
+            continue
+        for user in list(node.users):
+            if target_name(user) == "getitem":
+                user.replace_all_uses_with(values[user.args[1]])
+    for node in list(root.nodes):
+        if target_name(node) == "_phi" and node.args[0] is node.args[1]:
+            node.replace_all_uses_with(node.args[0])
+
+
+def _erase_dead(root: torch.fx.Graph) -> None:
+    for node in reversed(list(root.nodes)):
+        if node.op == "call_function" and not node.users and target_name(node) in _PURE:
+            root.erase_node(node)
+
+
+def _flat(entries) -> list:
+    return [e for e in entries if isinstance(e, torch.fx.Node)]
