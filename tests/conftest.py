@@ -36,6 +36,7 @@ ISSUE17_EXAMPLES = {
     "token_loss": ({"B": 2, "L": 100, "V": 200}, True),  # one value per batch slice; logits[:, :-1, :]; tails
     "cross_entropy_rows": ({"N": 100, "V": 200}, True),  # a flat view's element per row picked by the labels
     "concat": ({"M": 64, "N1": 64, "N2": 100}, True),  # loads at shifted tile positions, reaching outside x and y
+    "split_k_matmul": ({"M": 64, "N": 96, "K": 1024}, False),  # hl.atomic_add over a walked grid dimension
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

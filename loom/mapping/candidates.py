@@ -41,7 +41,7 @@ from loom.arch import Arch
 from loom.ir.dialect import SymOp
 from loom.mapping.axis_order import AxisScore, dominance_edges, linear_extensions
 from loom.mapping.block_sizes import block_sizes
-from loom.mapping.reduction import ReductionLoop, Split, reduction_loop
+from loom.mapping.reduction import ReductionLoop, Split, read_back_after, reduction_loop
 from loom.mapping.reuse import AccessReuse, access_reuse
 from loom.mapping.views import DIM_NAMES, View, enumerate_views
 
@@ -273,9 +273,12 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     if point_to_point:
         candidates = [c for c in candidates if all(t.mode == "unicast" or t.mode.startswith("forward")
                                                    for t in c.transfers)]
-    # a tensor the kernel stores and loads back is read by the core that stored it: no split moves its loads
+    # a tensor the kernel stores and loads back is read by the core that stored it: no split moves its loads,
+    # unless they all follow the loop (the root alone runs what follows it)
     read_back = {r.tensor for r in reuse if r.direction == "load"} & {r.tensor for r in reuse if r.direction == "store"}
-    loop = None if portable or point_to_point or read_back else reduction_loop(module)
+    loop = None if portable or point_to_point else reduction_loop(module)
+    if loop is not None and read_back and not read_back_after(module, loop, read_back):
+        loop = None
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
         candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
     # TT-Lang's `ttl.copy` moves a whole block on one NoC; a virtual grid's NoC links are not the real ones,

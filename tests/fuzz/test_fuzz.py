@@ -58,6 +58,7 @@ SHAPES = {
     **{name: ROWS for name in ("softmax", "softmax_rows", "layer_norm", "rms_norm", "kl_div", "swiglu",
                                "upper_row_sums", "batch_norm")},
     "matmul_bias_gelu": st.fixed_dictionaries({d: extents(512) for d in "MNK"}),
+    "split_k_matmul": st.fixed_dictionaries({d: extents(512) for d in "MNK"}),  # atomic adds of a walked k split
     "bmm": st.fixed_dictionaries({"B": st.integers(1, 4), **{d: extents(256) for d in "MNK"}}),
     "rope": st.fixed_dictionaries({"H": st.integers(1, 4), "S": extents(512), "D": st.sampled_from([64, 128])}),
     # every head in one tile, cos / sin repeated down it; Helion reshapes a whole dimension of a power of two only

@@ -157,3 +157,15 @@ def reference(x, out):
 def test_an_atomic_add_into_an_argument_adds_to_what_the_caller_passed(tmp_path):
     outcome = run_kernel_text(tmp_path, ADD_INTO_ARGUMENT)
     assert outcome.check.ok, outcome.check
+
+
+def test_the_read_of_out_after_the_loop_leaves_splits_of_k_on_offer():
+    """The add reads `out` after the k loop, where each split group's first core runs alone: splitting k
+    across cores moves no read of it (`loom.mapping.reduction.read_back_after`)."""
+    from loom.kernel_file import load_kernel_file
+    from loom.pipeline import compile as compile_kernel
+    from tests.conftest import EXAMPLES
+
+    source = load_kernel_file(EXAMPLES / "split_k_matmul.py")
+    compilation = compile_kernel(source.kernel, source.example_args(meta=True), "wormhole_n150")
+    assert any(c.split is not None and c.split.loop.name == "inner_k" for c in compilation.candidates.candidates)
