@@ -53,6 +53,8 @@ def merge_summed_grid_dims(device_ir, block_sizes) -> dict[int, tuple[int, int]]
                 blockers[block_id] = blocker
             continue
         info = next(i for i in block_sizes if i.block_id == block_id)
+        if not isinstance(info.size, int):
+            continue  # a dimension of symbolic size: refused as such when the blocks are read
         graph_id, _, _, outer_args = walk.args
         walk.args = (graph_id, [0], [info.size], outer_args)
         _drop_identity_branches(root, device_ir)

@@ -169,3 +169,39 @@ def test_the_read_of_out_after_the_loop_leaves_splits_of_k_on_offer():
     source = load_kernel_file(EXAMPLES / "split_k_matmul.py")
     compilation = compile_kernel(source.kernel, source.example_args(meta=True), "wormhole_n150")
     assert any(c.split is not None and c.split.loop.name == "inner_k" for c in compilation.candidates.candidates)
+
+
+READ_BEFORE_THE_LOOP = """
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def add_product(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros([x.size(0), y.size(1)], dtype=torch.float32, device=x.device)
+    for tile_m, tile_n in hl.tile([x.size(0), y.size(1)]):
+        before = out[tile_m, tile_n]
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(x.size(1)):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = before + acc
+    return out
+
+
+def inputs():
+    gen = torch.Generator().manual_seed(0)
+    x, y = torch.randn(64, 2048, generator=gen), torch.randn(2048, 64, generator=gen)
+    return (x.to(torch.bfloat16), y.to(torch.bfloat16))
+
+
+def reference(x, y):
+    return x.float() @ y.float()
+"""
+
+
+def test_a_read_back_before_the_loop_keeps_the_loop_on_one_core(tmp_path):
+    """`out` read before the k loop: a split would have every core of a group read it: no split is offered."""
+    outcome = run_kernel_text(tmp_path, READ_BEFORE_THE_LOOP)
+    assert outcome.check.ok, outcome.check
+    assert not any(c.split is not None for c in outcome.compilation.candidates.candidates)
