@@ -243,7 +243,9 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
             continue  # Helion's rolled alternative of a whole-row reduction; the root keeps the persistent form
         else:
             node = next(iter(graph_info.graph.nodes), None)
-            raise UnsupportedError(f"device control flow of kind {kind} is not supported yet",
+            what = ("a combine function (`hl.associative_scan`, `hl.reduce`: Helion traces it as a helper graph)"
+                    if kind == "HelperFunctionGraphInfo" else f"device control flow of kind {kind}")
+            raise UnsupportedError(f"{what} is not supported yet",
                                    _node_location(node, source_file, source_lines) or at(def_line))
 
     host_tensors = {name: arg for name, arg in zip(params, args) if isinstance(arg, torch.Tensor)}
