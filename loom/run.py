@@ -13,7 +13,7 @@ from xdsl.dialects import func
 
 from loom.arch import Arch
 from loom.backend.placement import place_row_major
-from loom.backend.program import Program, ProgramError
+from loom.backend.program import DramRead, Program, ProgramError, walk
 from loom.backend.split import build_program
 from loom.errors import InternalError, LoomError, SourceLocation, UnsupportedError
 from loom.frontend.helion import closure_tensors, ir_name
@@ -65,14 +65,17 @@ _EXACT_INT = 2**24  # the largest integer float32 holds exactly, with every smal
 def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.ndarray]:
     """Kernel arguments as float32 arrays, padded to the program's whole-tile tensor shapes; each found by
     its parameter name when the Helion `kernel` is given (an argument the kernel never reads has no tensor;
-    an output the caller passed in starts with its contents, which `hl.atomic_add` reads)."""
+    an output the caller passed in and the program reads, `hl.atomic_add`'s, starts with its contents)."""
     tensors = [t for t in program.tensors if t.kind == "input"]
     arrays = [a for a in args if isinstance(a, torch.Tensor)]
     if kernel is not None:
         params = list(inspect.signature(kernel.fn).parameters)
         by_name = {ir_name(n): a for n, a in {**dict(zip(params, args)), **closure_tensors(params, args)}.items()}
         arrays = [by_name.get(t.name) for t in tensors]
-        passed = [t for t in program.tensors if t.kind == "output" and isinstance(by_name.get(t.name), torch.Tensor)]
+        read = {i.tensor for g in program.groups for role in (g.reader, g.writer) for i in walk(role)
+                if isinstance(i, DramRead)}
+        passed = [t for t in program.tensors if t.kind == "output" and t.name in read
+                  and isinstance(by_name.get(t.name), torch.Tensor)]
         if all(isinstance(a, torch.Tensor) for a in arrays):
             tensors, arrays = tensors + passed, arrays + [by_name[t.name] for t in passed]
         if any(not isinstance(a, torch.Tensor) for a in arrays):  # a view the host code made: in order

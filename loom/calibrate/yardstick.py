@@ -30,7 +30,8 @@ def standing_from_rows(rows: list[dict]) -> list[dict]:
     groups: dict[tuple[str, str], list[float]] = {}
     for row in rows:
         kind = KERNEL_KIND.get(row.get("kernel"))
-        if row.get("skipped") or row.get("predicted") is None or kind is None or row["metric"].startswith("host"):
+        if row.get("skipped") or row.get("predicted") is None or kind is None or not row.get("measured") \
+                or str(row.get("metric", "")).startswith("host"):
             continue
         groups.setdefault((row["arch"], kind), []).append(row["predicted"] / row["measured"] - 1)
     return [{"arch": arch, "kind": kind, "n": len(errors),

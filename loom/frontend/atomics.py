@@ -12,10 +12,11 @@ from __future__ import annotations
 import torch
 import torch.fx
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import f32
 
 from loom.errors import UnsupportedError
 from loom.frontend.host_code import def_line_of, zero_filled
-from loom.frontend.tiles import Tile
+from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp
 
 
@@ -31,7 +32,8 @@ class AtomicLowering:
             raise UnsupportedError("`hl.atomic_add` inside a device loop is not supported yet; expected it in the "
                                    "body of the top-level `hl.tile` loop, after the inner loops", self.k.location(node))
         symbols = {b.symbol: b.block_id for b in self.k.blocks.values()}
-        named = {symbols.get(e.meta["val"].node.expr) for e in index
+        tiles = [e.args[0] if target_name(e) == "tile_begin" else e for e in index if isinstance(e, torch.fx.Node)]
+        named = {symbols.get(e.meta["val"].node.expr) for e in tiles  # a tile, or a one-wide tile's start
                  if isinstance(e, torch.fx.Node) and isinstance(e.meta.get("val"), torch.SymInt)}
         shared = [self.k.blocks[b].label for b in self.k.grid_block_ids if b not in named]
         if shared:
@@ -55,8 +57,9 @@ class AtomicLowering:
         read = self.located(ReadOp(self.subview(dest, acc, node), self.tensor_type(acc.tile_dims,
                                                                                   dest.type.element_type)), node)
         old = Tile(read.result, acc.tile_dims)
-        added = env[value]
-        wide = added.value.type.element_type if isinstance(added, Tile) else dest.type.element_type
+        added = env[value] if isinstance(value, torch.fx.Node) else value  # a tile, or a number
+        formats = {dest.type.element_type, added.value.type.element_type if isinstance(added, Tile) else f32}
+        wide = f32 if f32 in formats else dest.type.element_type  # the add in the wider format
         total = self.elementwise_tiles(node, [old, added], acc.tile_dims, wide, arith.AddfOp)
         if wide != dest.type.element_type:  # the sum rounded once to the destination's format
             total = self.elementwise_tiles(node, [total], acc.tile_dims, dest.type.element_type, None)

@@ -525,7 +525,8 @@ def broadcast_map(tile: Tile, out_dims: list) -> AffineMap:
     rank = len(out_dims)
     offset = rank - len(tile.dims)
     if offset < 0 and all(d == 1 for d in tile.dims):  # one value (`x[b.begin, h.begin]`) read as a tile of one
-        return AffineMap(rank, 0, tuple(AffineExpr.constant(0) for d in tile.dims if d not in tile.expanded))
+        return AffineMap(rank, 0, tuple(AffineExpr.constant(0) for pos in range(len(tile.dims))
+                                        if pos not in tile.expanded))
     exprs = []
     for pos, dim in enumerate(tile.dims):
         if pos in tile.expanded:

@@ -21,8 +21,8 @@ import torch
 import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
-from loom.frontend.host_code import def_line_of, read_host_return
-from loom.frontend.split_sums import merge_summed_grid_dims, split_blocker
+from loom.frontend.host_code import def_line_of, grid_offset_line, read_host_return
+from loom.frontend.split_sums import merge_summed_grid_dims, split_blockers
 
 
 @dataclass(frozen=True)
@@ -170,18 +170,32 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         )
 
     host_return = read_host_return(source_lines, def_line)
+    offset_line = grid_offset_line(source_lines, def_line)
+    if offset_line is not None:  # Helion leaves the start out of the Device IR: it would be read as 0
+        raise UnsupportedError("a launch grid that starts elsewhere than 0 (`hl.tile(begin, end)` at the top "
+                               "level) is not supported yet; expected `hl.tile(end)` with the offset in the indices "
+                               "(`x[tile_m.index + begin]`)", at(offset_line))
 
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
     summed = merge_summed_grid_dims(device_ir, bound.env.block_sizes)  # split-K: `loom.frontend.split_sums`
+    for block_id, reason in split_blockers(device_ir).items():
+        label = next((sorted(i.debug_names)[0] for i in bound.env.block_sizes if i.block_id == block_id
+                      and i.debug_names), f"block_{block_id}")
+        add = next(n for g in device_ir.graphs for n in g.graph.nodes if _target_name(n) == "atomic_add")
+        raise UnsupportedError(f"the atomic adds sum over `{label}`, a grid dimension that a loop walks: a split "
+                               f"reduction, which Loom folds into one loop over the whole extent, but {reason}",
+                               _node_location(add, source_file, source_lines) or at(def_line))
     folded = {grid for grid, _ in summed.values()}
     bounded, within, banded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         if info.block_id in folded:
             continue  # a grid dimension the atomic adds sum over: folded into the loop that walked it
-        if info.block_id in summed:
+        if info.block_id in summed:  # the walk, now over the whole extent; a block size written for it kept
             label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
-            blocks[info.block_id] = BlockInfo(info.block_id, label, summed[info.block_id][1], None, info.symbol())
+            written = getattr(info.block_size_source, "value", None)
+            blocks[info.block_id] = BlockInfo(info.block_id, label, summed[info.block_id][1],
+                                              written if isinstance(written, int) else None, info.symbol())
             continue
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
@@ -189,13 +203,10 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         if isinstance(info.size, torch.SymInt) and info.size.node.expr in block_vars:
             continue  # a tile re-derived from a block's size inside a loop (`tile_m.index` there): that block
         if fixed is not None and not isinstance(fixed, int):
-            blocker = split_blocker(device_ir, info.block_id)
             raise UnsupportedError(
                 f"`{label}` has the block size {fixed}, computed from a tunable (`hl.register_tunable`) or "
                 "another value Helion leaves symbolic; expected a block size written as a number or left to the "
-                "solver (`block_size=None`)" + (f"; the atomic adds sum over `{label}`, a split reduction Loom "
-                                                f"folds into one loop, but {blocker}" if blocker else ""),
-                at(def_line))
+                "solver (`block_size=None`)", at(def_line))
         if bounded.get(info.block_id) in blocks:  # it runs up to the outer tile's end: at most its extent
             outer = blocks[bounded[info.block_id]]
             blocks[info.block_id] = BlockInfo(info.block_id, label, outer.extent, fixed, info.symbol(),

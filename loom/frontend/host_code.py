@@ -110,13 +110,42 @@ def zero_filled(source_lines: list[str], def_line: int) -> set[str]:
     loops = device_loops(kernel) if kernel is not None else []
     names = set()
     for stmt in kernel.body[:loops[0]] if loops else []:
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-                and isinstance(stmt.value, ast.Call)):
-            continue
-        call = stmt.value
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-        fill = call.args[1] if name in ("full", "full_like", "new_full") and len(call.args) > 1 else \
-            next((k.value for k in call.keywords if k.arg == "fill_value"), None)
-        if name in _ZEROS or (isinstance(fill, ast.Constant) and fill.value == 0):
-            names.add(stmt.targets[0].id)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and isinstance(stmt.value, ast.Call):
+            call = stmt.value
+            name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            fill = call.args[1] if name in ("full", "full_like", "new_full") and len(call.args) > 1 else \
+                next((k.value for k in call.keywords if k.arg == "fill_value"), None)
+            if name in _ZEROS or (isinstance(fill, ast.Constant) and fill.value == 0):
+                names.add(stmt.targets[0].id)
+                continue
+        # anything else that assigns or mutates a name (`out = …`, `out += 1`, `out[0] = 1`, `out.fill_(1)`)
+        names -= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                  and (isinstance(n.ctx, ast.Store) or _mutated(n, stmt))}
     return names
+
+
+def _mutated(name: ast.Name, stmt: ast.stmt) -> bool:
+    """`name` is subscripted on the left of an assignment or has an in-place method called (`out.fill_(1)`)."""
+    for node in ast.walk(stmt):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        if any(isinstance(t, ast.Subscript) and t.value is name for t in targets):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.value is name \
+                and node.func.attr.endswith("_"):
+            return True
+    return False
+
+
+def grid_offset_line(source_lines: list[str], def_line: int) -> int | None:
+    """The line of a top-level device loop that starts elsewhere than 0 (`hl.tile([32, 0], [m, n])`,
+    `hl.tile(begin, end)`, `hl.grid(1, n)`), if any: Helion keeps its start out of the Device IR."""
+    kernel = kernel_definition(source_lines, def_line)
+    for position in device_loops(kernel) if kernel is not None else []:
+        call = kernel.body[position].iter  # `hl.tile(begin, end)`: both positional (Helion's signature)
+        if len(call.args) >= 2:
+            starts = call.args[0].elts if isinstance(call.args[0], (ast.List, ast.Tuple)) else [call.args[0]]
+            if not all(isinstance(b, ast.Constant) and b.value == 0 for b in starts):
+                return call.lineno
+    return None

@@ -22,8 +22,6 @@ import torch.fx
 
 from loom.frontend.tiles import target_name
 
-_PURE = ("tile_begin", "tile_end", "eq", "ne", "_if", "getitem", "_get_symnode", "_phi")
-
 
 def merge_summed_grid_dims(device_ir, block_sizes) -> dict[int, tuple[int, int]]:
     """Merge each grid block that only a nested loop walks, and that atomic adds sum over, into that loop:
@@ -32,37 +30,33 @@ def merge_summed_grid_dims(device_ir, block_sizes) -> dict[int, tuple[int, int]]
     done = getattr(device_ir, "_loom_split_sums", None)
     if done is not None:  # Helion caches a bound kernel, and its Device IR, per argument signature
         return done
-    device_ir._loom_split_sums = merged = {}
-    device_ir._loom_split_blockers = blockers = {}
+    merged, blockers = {}, {}
     root_info = next((g for g in device_ir.graphs if type(g).__name__ == "RootGraphInfo"), None)
-    if root_info is None:
-        return merged
-    root = root_info.graph
-    adds = [n for n in root.nodes if target_name(n) == "atomic_add"]
-    if not adds:
-        return merged
+    root = root_info.graph if root_info is not None else None
+    adds = [n for n in root.nodes if target_name(n) == "atomic_add"] if root is not None else []
     tiles = {info.symbol(): info for info in block_sizes}
-    for block_id in list(device_ir.grid_block_ids[0]):
+    for block_id in list(device_ir.grid_block_ids[0]) if adds else []:
         tile = _tile_node(root, tiles, block_id)
         if tile is None or any(tile in _flat(add.args[1]) for add in adds):
             continue
         walk, blocker = _walk(root, tile, device_ir)
         blocker = blocker or (_summed(walk, adds, device_ir) if walk is not None else None)
+        info = next(i for i in block_sizes if i.block_id == block_id)
+        if blocker is None and walk is not None and not isinstance(info.size, int):
+            blocker = "its extent is symbolic"
         if walk is None or blocker:
             if blocker:
                 blockers[block_id] = blocker
             continue
-        info = next(i for i in block_sizes if i.block_id == block_id)
-        if not isinstance(info.size, int):
-            continue  # a dimension of symbolic size: refused as such when the blocks are read
         graph_id, _, _, outer_args = walk.args
+        begin, end = walk.args[1][0], walk.args[2][0]
         walk.args = (graph_id, [0], [info.size], outer_args)
-        _drop_identity_branches(root, device_ir)
-        _erase_dead(root)
-        if any(node is tile for node in root.nodes):
-            raise AssertionError(f"grid block {block_id} is still used after merging it into its walk")
+        _fold_branches_on(begin, root, device_ir)
+        for node in (begin, end, tile):
+            root.erase_node(node)
         device_ir.grid_block_ids[0].remove(block_id)
         merged[device_ir.graphs[graph_id].block_ids[0]] = (block_id, info.size)
+    device_ir._loom_split_sums, device_ir._loom_split_blockers = merged, blockers
     return merged
 
 
@@ -95,28 +89,87 @@ def _walk(root: torch.fx.Graph, tile: torch.fx.Node, device_ir) -> tuple[torch.f
 
 
 def _summed(walk: torch.fx.Node, adds: list[torch.fx.Node], device_ir) -> str | None:
-    """None where every value the walk carries starts at zero and ends in atomic adds only (through phis and
-    branches that change nothing): the sum of the walks over the grid block is one walk over its extent;
-    else why not."""
+    """None where the walk only accumulates (each carried value plus a term that no carried value feeds),
+    every value it carries starts at zero and ends in atomic adds only (through phis and branches that change
+    nothing), and every atomic add adds one of them: the sum of the walks over the grid block is then one walk
+    over its extent; else why not."""
+    body = device_ir.graphs[walk.args[0]].graph
+    if not _accumulates(body):
+        return "its loop does more than add to the values it carries (`acc = acc + …`, `torch.addmm(acc, …)`)"
+    reached: set = set()
     for result in walk.users:
         for phi in result.users:
             if target_name(phi) != "_phi" or not _zeros(phi.args[0]):
                 return "a value the loop carries does not start at zero"
-            if not all(_reaches_only_adds(u, adds, device_ir) for u in phi.users):
+            if not all(_reaches_only_adds(u, adds, device_ir, reached) for u in phi.users):
                 return "the loop's results are used other than by `hl.atomic_add`"
+    if set(adds) - reached:
+        return "an `hl.atomic_add` adds a value that is not the loop's sum, once per split"
     return None
 
 
-def split_blocker(device_ir, block_id: int) -> str | None:
-    """Why a grid dimension that a nested loop walks, and the atomic adds sum over, was not folded."""
-    return getattr(device_ir, "_loom_split_blockers", {}).get(block_id)
+_ACCUMULATE = {"aten.add.Tensor": (0, 1), "aten.addmm.default": (0,), "aten.baddbmm.default": (0,)}
+"""An op that adds to its operand at each given position (an accumulator), the rest being the term."""
 
 
-def _reaches_only_adds(node: torch.fx.Node, adds: list[torch.fx.Node], device_ir) -> bool:
+def _accumulates(body: torch.fx.Graph) -> bool:
+    """Each output of a loop body is one of its carried values (a placeholder) plus a term computed without
+    any of them (their shapes aside), and the body stores nothing."""
+    carried = [n for n in body.nodes if n.op == "placeholder"]
+    out = next(n for n in body.nodes if n.op == "output")
+    if any(target_name(n) in ("store", "atomic_add", "_for_loop", "_if") for n in body.nodes):
+        return False
+    for value in list(out.args[0] or []):
+        accumulator, terms = _split_accumulation(value, carried)
+        if accumulator is None or any(_depends_on(t, carried) for t in terms):
+            return False
+    return True
+
+
+def _split_accumulation(value: object, carried: list) -> tuple[object, list]:
+    """(the carried value `value` adds to, the other operands), or (None, [])."""
+    if not isinstance(value, torch.fx.Node):
+        return None, []
+    name = target_name(value)
+    operands = list(value.args)
+    if name == "dot":
+        acc = value.args[2] if len(value.args) > 2 else value.kwargs.get("acc")
+        return (acc, operands[:2]) if _unwrapped(acc) in carried else (None, [])
+    for position in _ACCUMULATE.get(name, ()):
+        if position < len(operands) and _unwrapped(operands[position]) in carried:
+            return operands[position], operands[:position] + operands[position + 1:]
+    return None, []
+
+
+def _unwrapped(node: object) -> object:
+    while isinstance(node, torch.fx.Node) and target_name(node) == "_new_var":
+        node = node.args[0]
+    return node
+
+
+def _depends_on(node: object, carried: list) -> bool:
+    """Whether a carried value's data reaches `node` (reading a carried value's size does not)."""
+    if not isinstance(node, torch.fx.Node):
+        return False
+    if node in carried:
+        return True
+    if target_name(node) == "aten.sym_size.int":
+        return False
+    return any(_depends_on(a, carried) for a in node.all_input_nodes)
+
+
+def split_blockers(device_ir) -> dict[int, str]:
+    """Why each grid dimension that a nested loop walks, and the atomic adds sum over, was not folded."""
+    return getattr(device_ir, "_loom_split_blockers", {})
+
+
+def _reaches_only_adds(node: torch.fx.Node, adds: list[torch.fx.Node], device_ir, reached: set) -> bool:
+    """Whether `node`'s value flows only into the value operand of atomic adds (collected in `reached`)."""
     if node in adds:
-        return node.args[2] is not None and not node.users
+        reached.add(node)
+        return not node.users and node.args[2] is not node.args[0]
     if target_name(node) in ("_phi", "getitem") or (target_name(node) == "_if" and _changes_nothing(node, device_ir)):
-        return all(_reaches_only_adds(u, adds, device_ir) for u in node.users)
+        return all(_reaches_only_adds(u, adds, device_ir, reached) for u in node.users)
     return False
 
 
@@ -155,7 +208,10 @@ def _branch_values(node: torch.fx.Node, device_ir) -> list | None:
 
 
 def _passed_through(graph: torch.fx.Graph, args: list) -> list | None:
-    """The outer values a branch's graph returns, if it returns its arguments unchanged (`_new_var(arg)`)."""
+    """The outer values a branch's graph returns, if it only returns its arguments unchanged (`_new_var(arg)`):
+    nothing but placeholders, `_new_var` and the output."""
+    if any(n.op == "call_function" and target_name(n) != "_new_var" for n in graph.nodes):
+        return None
     placeholders = {n: a for n, a in zip([n for n in graph.nodes if n.op == "placeholder"], args)}
     out = next(n for n in graph.nodes if n.op == "output")
     values = []
@@ -168,25 +224,23 @@ def _passed_through(graph: torch.fx.Graph, args: list) -> list | None:
     return values
 
 
-def _drop_identity_branches(root: torch.fx.Graph, device_ir) -> None:
-    for node in list(root.nodes):
-        if target_name(node) != "_if":
-            continue
-        values = _branch_values(node, device_ir)
-        if values is None:
-            continue
-        for user in list(node.users):
-            if target_name(user) == "getitem":
+def _fold_branches_on(begin: torch.fx.Node, root: torch.fx.Graph, device_ir) -> None:
+    """Remove the conditions on the folded tile's start and the branches on them, which change nothing
+    (`_walk` checked): each branch's outputs become the values it passes through."""
+    for condition in [u for u in begin.users if target_name(u) in ("eq", "ne")]:
+        for branch in list(condition.users):
+            values = _branch_values(branch, device_ir)
+            getitems = list(branch.users)
+            phis = {p for user in getitems for p in user.users if target_name(p) == "_phi"}
+            for user in getitems:
                 user.replace_all_uses_with(values[user.args[1]])
-    for node in list(root.nodes):
-        if target_name(node) == "_phi" and node.args[0] is node.args[1]:
-            node.replace_all_uses_with(node.args[0])
-
-
-def _erase_dead(root: torch.fx.Graph) -> None:
-    for node in reversed(list(root.nodes)):
-        if node.op == "call_function" and not node.users and target_name(node) in _PURE:
-            root.erase_node(node)
+                root.erase_node(user)
+            for phi in phis:  # the values before and after the branch: one value now
+                if phi.args[0] is phi.args[1]:
+                    phi.replace_all_uses_with(phi.args[0])
+                    root.erase_node(phi)
+            root.erase_node(branch)
+        root.erase_node(condition)
 
 
 def _flat(entries) -> list:

@@ -106,20 +106,21 @@ def reduction_loop(module: ModuleOp) -> ReductionLoop | None:
 
 
 def read_back_after(module: ModuleOp, loop: ReductionLoop, tensors: set[str]) -> bool:
-    """Every read of `tensors` (stored and read back by the kernel) lies after the reduction loop, in the
-    epilogue the group's root runs alone (its stores too): a split moves none of them to another core
-    (`hl.atomic_add`'s read of `out` after a split-K loop)."""
+    """Every read and store of `tensors` (stored and read back by the kernel) lies after the reduction loop,
+    in the epilogue the group's root runs alone: a split moves none of them to another core (`hl.atomic_add`'s
+    read and write of `out` after a split-K loop)."""
     from loom.ir.dialect import CopyOp
 
     (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
     ops = list(grid.body.block.ops)
     position = next(i for i, op in enumerate(ops) if isinstance(op, scf.ForOp)
                     and (op.body.block.args[0].name_hint or "loop").removesuffix("_idx") == loop.name)
-    for op in ops[:position + 1]:
-        for read in op.walk():
-            if isinstance(read, CopyOp) and read.src_space.data == "DRAM" and \
-                    read.source.owner.source.name_hint in tensors:
-                return False
+    for op in ops[:position + 1]:  # neither read nor stored before the loop or in it
+        for copy in op.walk():
+            if isinstance(copy, CopyOp) and "DRAM" in (copy.src_space.data, copy.dst_space.data):
+                view = copy.source if copy.src_space.data == "DRAM" else copy.dest
+                if view.owner.source.name_hint in tensors:
+                    return False
     return True
 
 

@@ -6,6 +6,8 @@ its line."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from loom.errors import UnsupportedError
@@ -56,7 +58,7 @@ def test_split_k_by_atomic_adds_is_one_loop_over_k_and_matches_torch(tmp_path, a
 
 def test_an_epilogue_on_the_first_split_only_is_refused_at_its_line(tmp_path):
     with pytest.raises(UnsupportedError,
-                       match=r"kernel.py:\d+: .*`outer_k` has the block size.*a branch on its position changes values"):
+                       match=r"kernel.py:21: .*sum over `outer_k`.*but a branch on its position changes values"):
         run_kernel_text(tmp_path, SPLIT_K.replace("EPILOGUE", "acc * 2.0"))
 
 
@@ -205,3 +207,53 @@ def test_a_read_back_before_the_loop_keeps_the_loop_on_one_core(tmp_path):
     outcome = run_kernel_text(tmp_path, READ_BEFORE_THE_LOOP)
     assert outcome.check.ok, outcome.check
     assert not any(c.split is not None for c in outcome.compilation.candidates.candidates)
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    # each split's maximum, added: not one maximum over k
+    (("acc = torch.addmm(acc, x[tile_m, inner_k], y[inner_k, tile_n])",
+      "acc = torch.maximum(acc, x[tile_m, inner_k].float() @ y[inner_k, tile_n].float())"),
+     "does more than add to the values it carries"),
+    # a count of the splits, added once per split: folding would add it once
+    (("        hl.atomic_add(out, [tile_m, tile_n], acc)",
+      "        hl.atomic_add(out, [tile_m, tile_n], acc)\n"
+      "        hl.atomic_add(out, [tile_m, tile_n], hl.full([tile_m, tile_n], 1.0, dtype=x.dtype))"),
+     "adds a value that is not the loop's sum, once per split"),
+])
+def test_split_sums_that_would_change_what_the_kernel_computes_are_refused(tmp_path, change, reason):
+    text = SPLIT_K.replace("EPILOGUE", "acc").replace(*change)
+    with pytest.raises(UnsupportedError, match=rf"kernel.py:\d+: .*sum over `outer_k`.*but .*{re.escape(reason)}"):
+        run_kernel_text(tmp_path, text)
+
+
+def test_a_launch_grid_that_starts_elsewhere_than_zero_is_refused(tmp_path):
+    """Helion keeps a top-level loop's start out of its Device IR: it was read as 0 (a wrong answer)."""
+    text = ADD_INTO.replace("CREATE", "torch.zeros_like(x)").replace("INDEX", "[tile_m, tile_n]").replace(
+        "hl.tile(x.size())", "hl.tile([32, 0], [x.size(0), x.size(1)])")
+    with pytest.raises(UnsupportedError, match=r"kernel.py:10: .*a launch grid that starts elsewhere than 0"):
+        run_kernel_text(tmp_path, text)
+
+
+@pytest.mark.parametrize(("create", "refused"), [
+    ("torch.zeros_like(x)\n    out = torch.ones_like(x)", True),  # made again
+    ("torch.zeros_like(x)\n    out += 1.0", True),  # changed in place
+    ("torch.zeros_like(x)\n    scale = 2.0", False),
+])
+def test_a_tensor_is_zero_only_as_the_host_code_last_left_it(tmp_path, create, refused):
+    text = ADD_INTO.replace("CREATE", create).replace("INDEX", "[tile_m, tile_n]")
+    if refused:
+        with pytest.raises(UnsupportedError, match="which the host code creates other than filled with zeros"):
+            run_kernel_text(tmp_path, text)
+    else:
+        assert run_kernel_text(tmp_path, text).check.ok
+
+
+def test_a_number_and_a_narrower_value_are_added_in_the_wider_format(tmp_path):
+    """A bf16 value into an fp32 `out` adds in fp32 (not rounded to bf16), then a number (was an internal error)."""
+    adds = "x[tile_m, tile_n].to(torch.bfloat16))\n        hl.atomic_add(out, [tile_m, tile_n], 1.0)"
+    text = ADD_INTO.replace("CREATE", "torch.full_like(x, 0.0)").replace("INDEX", "[tile_m, tile_n]").replace(
+        "x[tile_m, tile_n] * 2.0)", adds)
+    text = text.replace("return x * 2.0", "return x.to(torch.bfloat16).float() + 1.0").replace(
+        "torch.randn(64, 96)", "torch.randn(64, 96) * 1000.0")
+    outcome = run_kernel_text(tmp_path, text)
+    assert outcome.check.ok, outcome.check
