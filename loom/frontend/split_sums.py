@@ -40,8 +40,10 @@ def merge_summed_grid_dims(device_ir, block_sizes) -> dict[int, tuple[int, int]]
         if tile is None or any(tile in _flat(add.args[1]) for add in adds):
             continue
         walk, blocker = _walk(root, tile, device_ir)
-        blocker = blocker or (_summed(walk, adds, device_ir) if walk is not None else None)
         info = next(i for i in block_sizes if i.block_id == block_id)
+        if walk is not None and blocker is None and _reads_position(device_ir.graphs[walk.args[0]].graph, info):
+            blocker = f"its loop reads `{sorted(info.debug_names)[0] if info.debug_names else 'the tile'}` itself"
+        blocker = blocker or (_summed(walk, adds, device_ir) if walk is not None else None)
         if blocker is None and walk is not None and not isinstance(info.size, int):
             blocker = "its extent is symbolic"
         if walk is None or blocker:
@@ -86,6 +88,12 @@ def _walk(root: torch.fx.Graph, tile: torch.fx.Node, device_ir) -> tuple[torch.f
         if target_name(user) not in ("eq", "ne") or not all(_changes_nothing(b, device_ir) for b in user.users):
             return None, "a branch on its position changes values (an epilogue on the first split only?)"
     return loops[0], None
+
+
+def _reads_position(body: torch.fx.Graph, info) -> bool:
+    """The loop body refers to the grid tile itself (`y[outer_k.begin, tile_n]`): it differs between splits."""
+    symbol = info.symbol()
+    return any(isinstance(n.meta.get("val"), torch.SymInt) and n.meta["val"].node.expr == symbol for n in body.nodes)
 
 
 def _summed(walk: torch.fx.Node, adds: list[torch.fx.Node], device_ir) -> str | None:

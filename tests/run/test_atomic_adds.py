@@ -219,6 +219,10 @@ def test_a_read_back_before_the_loop_keeps_the_loop_on_one_core(tmp_path):
       "        hl.atomic_add(out, [tile_m, tile_n], acc)\n"
       "        hl.atomic_add(out, [tile_m, tile_n], hl.full([tile_m, tile_n], 1.0, dtype=x.dtype))"),
      "adds a value that is not the loop's sum, once per split"),
+    # a walk that reads its split's own position differs from split to split
+    (("acc = torch.addmm(acc, x[tile_m, inner_k], y[inner_k, tile_n])",
+      "acc = torch.addmm(acc, x[tile_m, inner_k], y[inner_k, tile_n]) + outer_k.begin"),
+     "its loop reads `outer_k` itself"),
 ])
 def test_split_sums_that_would_change_what_the_kernel_computes_are_refused(tmp_path, change, reason):
     text = SPLIT_K.replace("EPILOGUE", "acc").replace(*change)
