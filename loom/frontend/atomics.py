@@ -15,7 +15,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import f32
 
 from loom.errors import UnsupportedError
-from loom.frontend.host_code import def_line_of, zero_filled
+from loom.frontend.batch_blocks import tile_symbol
 from loom.frontend.tiles import Tile, target_name
 from loom.ir.dialect import ReadOp
 
@@ -31,11 +31,9 @@ class AtomicLowering:
         if node.graph is not self.k.root:
             raise UnsupportedError("`hl.atomic_add` inside a device loop is not supported yet; expected it in the "
                                    "body of the top-level `hl.tile` loop, after the inner loops", self.k.location(node))
-        symbols = {b.symbol: b.block_id for b in self.k.blocks.values()}
-        tiles = [e.args[0] if target_name(e) == "tile_begin" else e for e in index if isinstance(e, torch.fx.Node)]
-        named = {symbols.get(e.meta["val"].node.expr) for e in tiles  # a tile, or a one-wide tile's start
-                 if isinstance(e, torch.fx.Node) and isinstance(e.meta.get("val"), torch.SymInt)}
-        shared = [self.k.blocks[b].label for b in self.k.grid_block_ids if b not in named]
+        named = {tile_symbol(e.args[0] if target_name(e) == "tile_begin" else e)  # a tile, or a one-wide tile's start
+                 for e in index if isinstance(e, torch.fx.Node)}
+        shared = [self.k.blocks[b].label for b in self.k.grid_block_ids if self.k.blocks[b].symbol not in named]
         if shared:
             raise UnsupportedError(
                 f"`hl.atomic_add` into positions that several tiles of the grid share (`{shared[0]}` is not in its "
@@ -44,9 +42,7 @@ class AtomicLowering:
                 "(`for k in hl.tile(outer_k.begin, outer_k.end)`, the loop's values starting at zero)",
                 self.k.location(node))
         name = dest_node.args[0]
-        if name not in self.k.host_tensors and name not in zero_filled(self.k.source_lines,
-                                                                       def_line_of(self.k.source_lines,
-                                                                                   self.k.first_line)):
+        if name not in self.k.host_tensors and name not in self.zeroed:
             raise UnsupportedError(
                 f"`hl.atomic_add` into `{name}`, which the host code creates other than filled with zeros: Loom's "
                 f"per-core programs start the tensors the host code creates at zero; expected `{name} = "

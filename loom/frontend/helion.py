@@ -179,27 +179,25 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     blocks = {}
     block_vars = {info.symbol() for info in bound.env.block_sizes}
     summed = merge_summed_grid_dims(device_ir, bound.env.block_sizes)  # split-K: `loom.frontend.split_sums`
+    labels = {info.block_id: sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
+              for info in bound.env.block_sizes}
     for block_id, reason in split_blockers(device_ir).items():
-        label = next((sorted(i.debug_names)[0] for i in bound.env.block_sizes if i.block_id == block_id
-                      and i.debug_names), f"block_{block_id}")
         add = next(n for g in device_ir.graphs for n in g.graph.nodes if _target_name(n) == "atomic_add")
-        raise UnsupportedError(f"the atomic adds sum over `{label}`, a grid dimension that a loop walks: a split "
-                               f"reduction, which Loom folds into one loop over the whole extent, but {reason}",
+        raise UnsupportedError(f"the atomic adds sum over `{labels[block_id]}`, a grid dimension that a loop walks: "
+                               f"a split reduction, which Loom folds into one loop over the whole extent, but {reason}",
                                _node_location(add, source_file, source_lines) or at(def_line))
     folded = {grid for grid, _ in summed.values()}
     bounded, within, banded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         if info.block_id in folded:
             continue  # a grid dimension the atomic adds sum over: folded into the loop that walked it
-        if info.block_id in summed:  # the walk, now over the whole extent; a block size written for it kept
-            label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
-            written = getattr(info.block_size_source, "value", None)
-            blocks[info.block_id] = BlockInfo(info.block_id, label, summed[info.block_id][1],
-                                              written if isinstance(written, int) else None, info.symbol())
-            continue
         source = info.block_size_source
         fixed = getattr(source, "value", None) if type(source).__name__ == "FixedBlockSizeSource" else None
-        label = sorted(info.debug_names)[0] if info.debug_names else f"block_{info.block_id}"
+        label = labels[info.block_id]
+        if info.block_id in summed:  # the walk, now over the whole extent; a block size written for it kept
+            blocks[info.block_id] = BlockInfo(info.block_id, label, summed[info.block_id][1],
+                                              fixed if isinstance(fixed, int) else None, info.symbol())
+            continue
         if isinstance(info.size, torch.SymInt) and info.size.node.expr in block_vars:
             continue  # a tile re-derived from a block's size inside a loop (`tile_m.index` there): that block
         if fixed is not None and not isinstance(fixed, int):

@@ -123,8 +123,8 @@ class KernelLowering(AccessLowering, AtomicLowering, ColumnStoreLowering, Comput
                     "the example arguments), or one slice per tile of a grid loop sized by its block and indexed "
                     f"only by its id (`{name}[tile.id, :]`, per-tile partials)", k.line_location(_def_line(k)))
         filled_in = written_arguments(self.k)  # outputs the caller passed in
-        check_read_back(self.k, [n for n in tensors if n not in k.host_tensors],
-                        zero_filled(k.source_lines, def_line_of(k.source_lines, k.first_line)))
+        self.zeroed = zero_filled(k.source_lines, _def_line(k))  # read before written: zeros (`hl.atomic_add`)
+        check_read_back(self.k, [n for n in tensors if n not in k.host_tensors], self.zeroed)
         self.vectors = vector_layouts(self.k, tensors, self.batch_symbols)
         arg_types = [MemRefType(argument_type(t.dtype), laid_out(list(t.shape), self.vectors.get(name)))
                      for name, t in tensors.items()]

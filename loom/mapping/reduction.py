@@ -82,6 +82,11 @@ class Split:
                 f"combined by {how}")
 
 
+def loop_name(op: scf.ForOp) -> str:
+    """A device loop's name: its induction variable's, without `_idx`."""
+    return (op.body.block.args[0].name_hint or "loop").removesuffix("_idx")
+
+
 def reduction_loop(module: ModuleOp) -> ReductionLoop | None:
     """The first device loop of the tile body that stage 1 found splittable, if any."""
     (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
@@ -99,7 +104,7 @@ def reduction_loop(module: ModuleOp) -> ReductionLoop | None:
             continue  # a fixed trip count, or a sub-tile loop (a tile's own extent): no block size to trade
         roles = [r.data for r in op.attributes["loom.carried_roles"].data]
         labels = [b.data for b in op.attributes["loom.carried"].data]
-        name = (op.body.block.args[0].name_hint or "loop").removesuffix("_idx")
+        name = loop_name(op)
         return ReductionLoop(name, extent, block, fixed, op.attributes["loom.combine"].data,
                              tuple(zip(labels, roles)))
     return None
@@ -114,7 +119,7 @@ def read_back_after(module: ModuleOp, loop: ReductionLoop, tensors: set[str]) ->
     (grid,) = [op for op in module.walk() if isinstance(op, affine.ParallelOp)]
     ops = list(grid.body.block.ops)
     position = next(i for i, op in enumerate(ops) if isinstance(op, scf.ForOp)
-                    and (op.body.block.args[0].name_hint or "loop").removesuffix("_idx") == loop.name)
+                    and loop_name(op) == loop.name)
     for op in ops[:position + 1]:  # neither read nor stored before the loop or in it
         for copy in op.walk():
             if isinstance(copy, CopyOp) and "DRAM" in (copy.src_space.data, copy.dst_space.data):
@@ -128,7 +133,7 @@ def split_loop_op(scope: Operation | Block, split: Split) -> scf.ForOp:
     """The scf.for of `split` in (stage 3 or candidate) IR."""
     for op in scope.walk():
         if isinstance(op, scf.ForOp) and "loom.combine" in op.attributes:
-            if (op.body.block.args[0].name_hint or "").removesuffix("_idx") == split.loop.name:
+            if loop_name(op) == split.loop.name:
                 return op
     raise LookupError(f"no loop {split.loop.name} in the module")
 
@@ -140,7 +145,7 @@ def split_note(module: ModuleOp, candidates: list, ranked: list, bounds: dict | 
         return ""
     for op in module.walk():
         if isinstance(op, scf.ForOp) and "loom.combine_refused" in op.attributes:
-            name = (op.body.block.args[0].name_hint or "loop").removesuffix("_idx")
+            name = loop_name(op)
             return f"loop {name} stays on one core: {op.attributes['loom.combine_refused'].data}"
     loop = reduction_loop(module)
     if loop is None:
