@@ -86,6 +86,8 @@ def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.nd
             raise UnsupportedError(f"argument '{tensor.name}' holds integers up to {int(array.abs().max())}; the "
                                    f"simulator carries int32 tiles as float32, exact up to {_EXACT_INT}")
         data = array.detach().float().numpy()
+        if tensor.order is not None:  # held permuted (`loom.frontend.layouts`): laid out so by the host
+            data = data.transpose(tensor.order)
         if tensor.vector is not None and len(tensor.shape) == 2 and data.ndim > 1:  # a flat view (`x.view(-1)`)
             data = data.reshape(-1)
         if tensor.vector == "scalar" and data.ndim == len(tensor.shape) - 2:  # one value per batch slice
@@ -252,11 +254,14 @@ def _worst(checks: list[Check]) -> Check:
 
 
 def _kernel_value(output, data: np.ndarray, shapes: dict[str, tuple[int, ...]]) -> np.ndarray:
-    """A simulated output in the kernel's shape: the tile padding dropped, a vector's unit dim removed."""
+    """A simulated output in the kernel's shape: the tile padding dropped, a vector's unit dim removed, a
+    tensor held permuted put back in the kernel's order."""
     data = data[tuple(slice(0, s) for s in shapes.get(output.name, data.shape))]
     if output.vector is not None:  # a vector output held as a row or column, or one value per batch slice
         data = {"row": lambda: data[..., 0, :], "col": lambda: data[..., 0], "scalar": lambda: data[..., 0, 0]}[
             output.vector]()
+    if output.order is not None:  # `loom.frontend.layouts`
+        data = data.transpose(np.argsort(output.order))
     return data
 
 

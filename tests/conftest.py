@@ -37,6 +37,8 @@ ISSUE17_EXAMPLES = {
     "cross_entropy_rows": ({"N": 100, "V": 200}, True),  # a flat view's element per row picked by the labels
     "concat": ({"M": 64, "N1": 64, "N2": 100}, True),  # loads at shifted tile positions, reaching outside x and y
     "split_k_matmul": ({"M": 64, "N": 96, "K": 1024}, False),  # hl.atomic_add over a walked grid dimension
+    # [batch, seqlen, heads, dim] tensors held permuted; tiles shifted by a grid index; a row and a value picked
+    "chunk_state": ({"B": 1, "L": 256, "H": 2, "D": 64, "N": 96, "C": 64}, False),
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

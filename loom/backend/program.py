@@ -80,6 +80,8 @@ class Tensor:
     valid: tuple[int, ...] | None = None
     vector: Literal["row", "col", "scalar"] | None = None  # the kernel's rank-1 tensor, held as a 1 x n row or n x 1
     # column, or as one 1 x 1 matrix per value (a value per batch slice, `advantages[tile_b]`)
+    order: tuple[int, ...] | None = None  # held permuted: the kernel's tensor is `x.permute(order)` here
+    # (`loom.frontend.layouts`); the host lays it out so and reads it back
 
 
 @dataclass(frozen=True)

@@ -310,8 +310,9 @@ class ProgramBuilder:
     # ----------------------------------------------------------------- program
     def build(self) -> P.Program:
         fn, outputs = self.fn, self.outputs
-        vectors = {k: v.data for k, v in fn.attributes["loom.vectors"].data.items()} \
-            if "loom.vectors" in fn.attributes else {}
+        attributes = {k: v.data for k, v in fn.attributes.items() if k in ("loom.vectors", "loom.layouts")}
+        vectors = {k: v.data for k, v in attributes.get("loom.vectors", {}).items()}
+        layouts = {k: tuple(v.get_values()) for k, v in attributes.get("loom.layouts", {}).items()}
         tensors = []
         for arg in fn.body.block.args:
             shape = list(arg.type.get_shape())
@@ -325,7 +326,8 @@ class ProgramBuilder:
             past_tiles = padded != (*shape[:-2], *whole_tiles(shape, self.tile))  # some block reaches past the tiles
             tensors.append(P.Tensor(arg.name_hint, padded, dtype_name(arg.type.element_type),
                                     "output" if arg.name_hint in outputs else "input",
-                                    valid=tuple(shape) if past_tiles else None, vector=vectors.get(arg.name_hint)))
+                                    valid=tuple(shape) if past_tiles else None, vector=vectors.get(arg.name_hint),
+                                    order=layouts.get(arg.name_hint)))
         cbs = {b.name: P.CB(b.name, b.dtype, b.rows, b.cols, b.slots) for b in self.buffers.values()
                if b.kind == "cb" and self._read_here(b.name)}
         locals_ = {b.name: P.Buffer(b.name, b.dtype, b.rows, b.cols) for b in self.buffers.values()

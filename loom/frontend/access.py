@@ -17,15 +17,12 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StridedLayoutAttr
 from xdsl.ir import SSAValue
 
-from loom.errors import DataDependentIndexError, NonAffineIndexError, UnsupportedError
+from loom.errors import DataDependentIndexError, UnsupportedError
 from loom.frontend.global_tensors import one_row
-from loom.frontend.head_groups import DIVIDED, grouped_index
+from loom.frontend.head_groups import grouped_index
 from loom.frontend.helion import BlockInfo, ir_name
 from loom.frontend.tiles import Tile, ancestors, target_name
 from loom.ir.dialect import ReadOp, WriteOp
-
-# Scalar index arithmetic Helion records on SymInts (`b.begin + 1`), with the arith op that builds it.
-_INDEX_ARITH = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "floordiv": arith.FloorDivSIOp}
 
 
 @dataclass(frozen=True)
@@ -47,6 +44,17 @@ class ShiftedTile:
 
     block: BlockInfo
     shift: int
+    scalars: tuple[torch.fx.Node, ...] = ()  # scalar positions added (`tile_k.index + tile_c.begin * chunk`)
+
+
+@dataclass(frozen=True)
+class TileAt:
+    """An index entry `size` positions from a scalar position `at` plus `shift` (`loom.frontend.picks`: the
+    tile that holds `t.begin + 63` starts at `t.begin + 32`); `at + shift` is on a tile's edge."""
+
+    at: torch.fx.Node
+    shift: int
+    size: int
 
 
 def static_slice(entry: slice, extent: int) -> tuple[int, int]:
@@ -95,10 +103,19 @@ class AccessLowering:
                 offsets.append(entry % extent)  # `x[:, -1]` is the last column, as in torch
                 sizes.append(1)
                 static.append(1)
+            elif isinstance(entry, TileAt):
+                offsets.append(self.b.insert(arith.AddiOp(self.scalar_index(entry.at, node),
+                                                          self.const(entry.shift))).result)
+                sizes.append(entry.size)
+                static.append(entry.size)
+                kept.append(dim)
+                tile_dims.append(entry.size)
             elif isinstance(entry, (torch.fx.Node, ShiftedTile)):
                 offset, block = self.index_offset(entry, node)
                 offsets.append(offset)
                 shift = entry.shift if isinstance(entry, ShiftedTile) else 0
+                if getattr(entry, "scalars", ()):
+                    self.check_scalar_shift(entry, extent, node)
                 if block is not None and (shift < 0 or shift + block.extent > extent):
                     self.check_clipped(shift, dim, len(global_shape), node)
                     inside *= Fraction(max(0, min(shift + block.extent, extent) - max(shift, 0)), block.extent)
@@ -146,14 +163,33 @@ class AccessLowering:
                                    f"a tensor are read (as zeros) on its last two dimensions, in whole tiles "
                                    f"(shifts by multiples of {self.alignment}), only", self.k.location(node))
 
+    def check_scalar_shift(self, entry: ShiftedTile, extent: int, node: torch.fx.Node) -> None:
+        """A tile shifted by scalars (`tile_k.index + tile_c.begin * chunk`) stays inside the tensor, in whole
+        tiles, for every value the scalars take (`ScalarLowering.scalar_span`)."""
+        spans = [self.scalar_span(s) for s in entry.scalars]
+        if None in spans:
+            raise UnsupportedError("tile positions shifted by a scalar that is not a sum of tile starts, grid "
+                                   "indices and integers (with +, -, x constant, // constant) are not supported",
+                                   self.k.location(node))
+        low = entry.shift + sum(lo for lo, _, _ in spans)
+        high = entry.shift + sum(hi for _, hi, _ in spans) + entry.block.extent
+        step = math.gcd(*(st for _, _, st in spans))
+        if low < 0 or high > extent:
+            raise UnsupportedError(f"tile positions shifted by a scalar reach {low} to {high} on a dimension of size "
+                                   f"{extent}; expected every position inside the tensor", self.k.location(node))
+        if step % self.alignment or low % self.alignment:
+            raise UnsupportedError(f"tile positions shifted by a scalar that starts at {low} and moves in steps of "
+                                   f"{step}: expected whole tiles (multiples of {self.alignment})",
+                                   self.k.location(node))
+
     def vector_index(self, node: torch.fx.Node, index: list) -> list:
         """The index of a rank-1 tensor in its matrix layout (`vector_layouts`): `w[None, e]` of a row is
         `w[:, e]` (the unit dimension kept: a 1 x n tile broadcast down the rows); `v[e]` of a column is
         `v[e, 0]` (a rank-1 tile: one value per row) and `v[e, None]` is `v[e, :]` (an n x 1 tile)."""
         tensor = node.args[0]
         layout = self.vectors.get(tensor.args[0]) if target_name(tensor) == "_host_tensor" else None
-        if layout is None:
-            return index
+        if layout is None or len(index) != tensor.meta["val"].dim() and None not in index:
+            return index  # (or already in the matrix layout: `lower_load` picks from it)
         if layout == "scalar":  # one value per batch slice: a 1 x 1 matrix each
             return [*index, 0, 0]
         batch = tensor.meta["val"].dim() - 1  # a batch of vectors: its batch entries first, as they are
@@ -172,8 +208,10 @@ class AccessLowering:
         """Offset of one index entry: a tile (`tile_m`), a shifted one (`tile_n.index + k`) or a tile's scalar
         start (`b.begin`)."""
         if isinstance(entry, ShiftedTile):
-            return self.b.insert(arith.AddiOp(self.tile_start(entry.block), self.const(entry.shift))).result, \
-                entry.block
+            offset = self.b.insert(arith.AddiOp(self.tile_start(entry.block), self.const(entry.shift))).result
+            for scalar in entry.scalars:
+                offset = self.b.insert(arith.AddiOp(offset, self.scalar_index(scalar, user))).result
+            return offset, entry.block
         val = entry.meta.get("val")
         if isinstance(val, torch.Tensor) and _positions_only(entry):
             raise UnsupportedError("this index is computed from tile positions (`tile.index`), which is not "
@@ -184,71 +222,11 @@ class AccessLowering:
                 "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
                 self.k.location(user),
             )
-        if target_name(entry) in ("_get_symnode", "aten.sym_size.int") and self.grid_block(entry) is None \
-                and grouped_index(self.k, entry) is None:
-            block = self.block_of_symint(entry, user)
+        if target_name(entry) in ("_get_symnode", "aten.sym_size.int") and val.node.expr in self.sym_of \
+                and self.grid_block(entry) is None and grouped_index(self.k, entry) is None:
+            block = self.block_of_symint(entry, user)  # a tile (`x[tile_m]`)
             return self.tile_start(block), block
         return self.scalar_index(entry, user), None
-
-    def grid_block(self, node: torch.fx.Node) -> BlockInfo | None:
-        """The block of `for i in hl.grid(n)` whose index `node` is (a scalar, as `tile.begin` is), else None."""
-        val = node.meta.get("val")
-        block_id = self.k.grid_indices.get(val.node.expr) if isinstance(val, torch.SymInt) else None
-        block = self.k.blocks.get(block_id) if block_id is not None else None
-        return block if block is not None and block.block_id in self.iv_value else None
-
-    def scalar_index(self, node: object, user: torch.fx.Node) -> SSAValue:
-        """A scalar position: an affine expression of tile starts, block sizes and integers."""
-        if isinstance(node, int):
-            return self.const(node)
-        if not isinstance(node, torch.fx.Node) or isinstance(node.meta.get("val"), torch.Tensor):
-            raise DataDependentIndexError(
-                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
-                self.k.location(user),
-            )
-        name = target_name(node)
-        grouped = grouped_index(self.k, node)
-        if grouped is not None and self.groups.get(grouped[0]) == grouped[1]:  # `h // group`, `h % group`
-            return (self.group_iv if grouped[2] == DIVIDED else self.in_group_iv)[grouped[0]]
-        if name == "tile_begin":
-            return self.tile_start(self.block_of_symint(node.args[0], user))
-        if name == "tile_id":  # `tile.id`: the tile's index, begin // block size, for a loop from 0
-            block = self.block_of_symint(node.args[0], user)
-            if block.within is not None or block.from_begin:
-                raise NonAffineIndexError(f"`{block.label}.id` of a loop from an enclosing tile's start is not "
-                                          "supported yet; expected the id of a tile from 0", self.k.location(user))
-            return self.iv_value[block.block_id]
-        if name in ("_get_symnode", "aten.sym_size.int"):
-            grid = self.grid_block(node)
-            if grid is not None:
-                return self.tile_start(grid)
-            return self.size_value[self.block_of_symint(node, user).block_id]
-        if _depends_on_tensor(node):
-            raise DataDependentIndexError(
-                "this index is computed from tensor data; Loom needs indices that are affine in the tile indices",
-                self.k.location(user),
-            )
-        lhs, rhs = (node.args + (None, None))[:2]
-        constant_operand = isinstance(lhs, int) or isinstance(rhs, int)
-        if name not in _INDEX_ARITH or (name in ("mul", "floordiv") and not constant_operand) \
-                or (name == "floordiv" and not isinstance(rhs, int)):
-            raise NonAffineIndexError(
-                f"index `{getattr(node.meta.get('val'), 'node', node)}` is not affine in the tile indices "
-                "(allowed: tile starts and integers combined with +, -, × constant, // constant)",
-                self.k.location(user),
-            )
-        op = _INDEX_ARITH[name](self.scalar_index(lhs, user), self.scalar_index(rhs, user))
-        return self.b.insert(op).result
-
-    def block_of_symint(self, node: torch.fx.Node, user: torch.fx.Node) -> BlockInfo:
-        val = node.meta.get("val")
-        expr = val.node.expr if isinstance(val, torch.SymInt) else None
-        block = self.sym_of.get(expr)
-        if block is None or block.block_id not in self.iv_value:
-            raise NonAffineIndexError(
-                f"index `{expr}` is not a tile of an enclosing hl.tile loop", self.k.location(user)
-            )
-        return block
 
     def tile_start(self, block: BlockInfo) -> SSAValue:
         """`tile index × block size`, after the enclosing tile's start for a loop from it
@@ -277,6 +255,7 @@ class AccessLowering:
         source = env[node.args[0]]
         self.flush_columns(source)  # columns stored into it earlier in the block land first
         index = self.shifted_tiles(row_read(node, list(node.args[1]), self.vectors), env)  # `loom.frontend.positions`
+        index, picks = self.picks(node, self.vector_index(node, index), source.type.get_shape())  # `picks`
         acc = self.access(node, source.type.get_shape(), index)
         view = self.subview(source, acc, node)
         if acc.inside:  # positions outside the tensor read as zeros (`loom.backend.program.DramRead.clip`)
@@ -286,12 +265,14 @@ class AccessLowering:
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor
             read.name_hint = f"{ir_name(node.args[0].args[0])}_tile"
         held = len(self.dims_of(node.meta["val"].shape))
-        tile = Tile(read, acc.tile_dims, row=len(acc.tile_dims) > held > 0)  # (held 0: one value, a tile of one)
+        tile = Tile(read, acc.tile_dims, row=len(acc.tile_dims) > held > 0 and not picks)  # (held 0: a tile of one)
+        if picks:
+            tile = self.picked(tile, picks, len(source.type.get_shape()), node)
         return self.extra_masked(tile, node, env)  # `loom.frontend.positions`
 
     def lower_store(self, node: torch.fx.Node, env: dict) -> None:
         dest = env[node.args[0]]
-        index = row_read(node, list(node.args[1]), self.vectors)  # `out[0, tile_n] = …` writes one row
+        index = self.shifted_tiles(row_read(node, list(node.args[1]), self.vectors), env)  # `out[0, tile_n] = …`
         if _column_store(index) and self.defers_column_store(node, dest, index, env.get(node.args[2])):
             return  # written with the other columns of its tiles (`loom.frontend.column_stores`)
         self.store_value(node, dest, index, env[node.args[2]])
@@ -300,7 +281,9 @@ class AccessLowering:
         """`dest[index] = value`: the write of a store node (or of the columns gathered for one)."""
         acc = self.access(node, dest.type.get_shape(), index)
         value = self.materialize(value, node)
-        row_store = index != list(node.args[1]) and not isinstance(index[-1], slice)
+        given = list(node.args[1])  # `row_read` made `out[0, tile_n]`'s 0 a slice of one row
+        row_store = len(index) == len(given) >= 2 and isinstance(given[-2], int) and isinstance(index[-2], slice) \
+            and not isinstance(index[-1], slice)
         if (row_store or acc.row_at_position) and dest.type.get_shape()[-2] > 1:
             raise UnsupportedError(
                 "storing one row of a matrix (`out[i, tile_n] = …`, `out[tile_m.begin, :] = …`) is not supported yet: "
@@ -333,11 +316,6 @@ def _positions_only(node: torch.fx.Node) -> bool:
     """Whether `node` computes on tile positions (`tile.index`) and reads no tensor data."""
     names = {target_name(n) for n in ancestors(node)}
     return "tile_index" in names and not names & {"load", "_host_tensor"}
-
-
-def _depends_on_tensor(node: torch.fx.Node) -> bool:
-    return any(isinstance(n.meta.get("val"), torch.Tensor) and target_name(n) != "_host_tensor"
-               for n in ancestors(node))
 
 
 def row_read(node: torch.fx.Node, index: list, vectors: dict) -> list:

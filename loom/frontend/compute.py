@@ -257,8 +257,9 @@ class ComputeLowering:
         body = op.ir if op is not None else None  # None: prims.convert_element_type
         row = any(isinstance(o, Tile) and o.row for o in operands) and len(dims) == 1
         if row:  # a column (a reduction's result) meets a row (`rsqrt(var) * weight[tile_n]`): made a row too
-            operands = [_as_row(self.column_as_row(o, node)) if _a_column(o) else o for o in operands]
-        if row and not all(o.row for o in operands if isinstance(o, Tile)):
+            operands = [_as_row(self.column_as_row(o, node)) if _a_column(o) and not _one_value(o) else o
+                        for o in operands]
+        if row and not all(o.row or _one_value(o) for o in operands if isinstance(o, Tile)):
             raise UnsupportedError("a rank-1 tile broadcast down rows combined with a rank-1 tile of one value per "
                                    "row; expected both broadcast the same way", self.k.location(node))
         if not row and op is not None and op.form == "binary" and _both_broadcast(operands, dims):
@@ -555,6 +556,11 @@ def _convert(builder: Builder, value: SSAValue, to: Attribute) -> SSAValue:
 def _a_column(value: object) -> bool:
     """A rank-1 tile the per-core programs hold as a column (one value per row), not as a 1 x n row."""
     return isinstance(value, Tile) and len(value.dims) == 1 and not value.row and not value.expanded
+
+
+def _one_value(tile: Tile) -> bool:
+    """A tile of one value (`x[b.begin, h.begin, c.begin, k - 1]`): it broadcasts along rows and columns alike."""
+    return all(d == 1 for d in tile.dims)
 
 
 def _as_row(tile: Tile) -> Tile:

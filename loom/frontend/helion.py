@@ -22,6 +22,7 @@ import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
 from loom.frontend.host_code import def_line_of, grid_offset_line, read_host_return
+from loom.frontend.layouts import permute_layouts
 from loom.frontend.split_sums import merge_summed_grid_dims, split_blockers
 
 
@@ -64,6 +65,10 @@ class TracedKernel:
     branches: dict[int, object] = field(default_factory=dict)  # graph id -> Helion's If/ElseGraphInfo
     returns: list[str] = field(default_factory=list)  # the tensors the kernel returns, in order (`return out, aux`)
     grid_indices: dict[object, int] = field(default_factory=dict)  # `i` of `for i in hl.grid(n)` -> its block id
+    layouts: dict[str, tuple[int, ...]] = field(default_factory=dict)  # tensors held permuted (`layouts`)
+    tile_scalars: dict[object, tuple[str, int]] = field(default_factory=dict)  # Helion's symbol of a tile's
+    # `.id` or `.begin` where it stands alone in an index expression (`min(t.begin + 64, n)`) -> ("id" or
+    # "begin", block id)
 
     def graphs(self) -> list[torch.fx.Graph]:
         """Every device graph: the root, each loop body and each branch."""
@@ -261,6 +266,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     host_tensors.update(closure_tensors(params, args))
     aliases = _host_views(device_ir, host_tensors, dict(zip(params, bound.fake_args)), source_lines, first_line, at)
     host_tensors.update({view: val for view, (_, val) in aliases.items()})
+    layouts = permute_layouts([g.graph for g in device_ir.graphs], host_tensors, block_vars)
     call = inspect.signature(fn).bind(*args)
     call.apply_defaults()
     values = {**fn.__globals__, **call.arguments}
@@ -269,9 +275,12 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
     for imported in bound.host_function.global_imports.values():  # another module's globals (an epilogue's,
         values.setdefault(imported.alias, imported.value)  # defined elsewhere): `_global_source0.alpha`
     grid_indices = {}  # a grid loop's index is its own symbol, a scalar (Helion's GridOrigin)
+    tile_scalars = {}
     for expr, origin in bound.host_function.expr_to_origin.items():
         if type(origin.origin).__name__ == "GridOrigin":
             grid_indices[expr] = origin.origin.block_id
+        if type(origin.origin).__name__ in _TILE_SCALARS:
+            tile_scalars[expr] = _TILE_SCALARS[type(origin.origin).__name__], origin.origin.block_id
         value = _origin_value(origin.origin, values)
         if isinstance(value, (int, float)):  # bools too: the conditions of branches folded at compile time
             scalars[str(expr)] = value
@@ -290,11 +299,14 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         branches=branches,
         returns=host_return.names,
         grid_indices=grid_indices,
+        layouts=layouts,
+        tile_scalars=tile_scalars,
         aliases={view: base for view, (base, _) in aliases.items()},
     )
 
 
 _MISSING = object()
+_TILE_SCALARS = {"TileIdOrigin": "id", "TileBeginOrigin": "begin"}
 
 
 def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
@@ -308,11 +320,24 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
     for info in block_sizes:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
 
+    def block_of(size: object) -> int | None:  # the block whose size symbol `size`'s value is
+        value = size.meta.get("val") if isinstance(size, torch.fx.Node) else None
+        return by_var.get(value.node.expr) if isinstance(value, torch.SymInt) else None
+
     def outer_of(node, target: str) -> int | None:  # `tile_begin(tile_m)` / `tile_end(tile_m)`: tile_m's id
-        if not isinstance(node, torch.fx.Node) or node.op != "call_function" or _target_name(node) != target:
+        if not isinstance(node, torch.fx.Node) or node.op != "call_function":
             return None  # (a loop graph's placeholder may carry the name `tile_begin`: an outer loop's value)
-        size = node.args[0].meta.get("val") if isinstance(node.args[0], torch.fx.Node) else None
-        return by_var.get(size.node.expr) if isinstance(size, torch.SymInt) else None
+        if target == "tile_end" and _target_name(node) == "mul":  # `(tile_m.id + 1) * block_m`, its end too
+            ends = [_next_id(a) for a in node.args if _next_id(a) is not None]
+            return ends[0] if ends and ends[0] == next((block_of(a) for a in node.args if block_of(a) is not None),
+                                                       None) else None
+        return block_of(node.args[0]) if _target_name(node) == target else None
+
+    def _next_id(node) -> int | None:  # `tile_m.id + 1`: tile_m's id
+        if not isinstance(node, torch.fx.Node) or _target_name(node) != "add" or 1 not in node.args:
+            return None
+        tile_id = next((a for a in node.args if isinstance(a, torch.fx.Node)), None)
+        return block_of(tile_id.args[0]) if tile_id is not None and _target_name(tile_id) == "tile_id" else None
 
     out, within, banded, shifted = {}, {}, {}, {}
     for graph_info in device_ir.graphs:

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ArrayAttr,
+    DenseArrayBase,
     DenseIntElementsAttr,
     DictionaryAttr,
     FloatAttr,
@@ -64,7 +65,9 @@ from loom.frontend.head_groups import head_groups
 from loom.frontend.helion import BlockInfo, TracedKernel, ir_name
 from loom.frontend.host_code import def_line_of, zero_filled
 from loom.frontend.partials import partial_sizes
+from loom.frontend.picks import PickLowering
 from loom.frontend.positions import PositionLowering, flat_gathers
+from loom.frontend.scalars import ScalarLowering
 from loom.frontend.store_races import check_store_races
 from loom.frontend.tails import TailLowering
 from loom.frontend.tiles import DTYPES, HELD_AS, IDENTITY, INDEX, Tile, argument_type, element_type, target_name
@@ -85,7 +88,7 @@ _SCALAR_OPS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": op
 
 
 class KernelLowering(AccessLowering, AtomicLowering, ColumnStoreLowering, ComputeLowering, ControlFlowLowering,
-                     PositionLowering, TailLowering):
+                     PickLowering, PositionLowering, ScalarLowering, TailLowering):
     """Builds the stage-1 module of one traced kernel. One instance per lowering."""
 
     def __init__(self, kernel: TracedKernel, block_alignment: int):
@@ -152,6 +155,9 @@ class KernelLowering(AccessLowering, AtomicLowering, ColumnStoreLowering, Comput
             fn.attributes["loom.partials"] = ArrayAttr([StringAttr(ir_name(n)) for n in sorted(self.partials)])
         if self.vectors:
             fn.attributes["loom.vectors"] = DictionaryAttr({ir_name(n): StringAttr(v) for n, v in self.vectors.items()})
+        if k.layouts:  # held permuted (`loom.frontend.layouts`): the host lays them out so and back
+            fn.attributes["loom.layouts"] = DictionaryAttr({ir_name(n): DenseArrayBase.from_list(i64, list(order))
+                                                            for n, order in k.layouts.items() if n in tensors})
         module = ModuleOp([fn])
         check_store_races(module, lambda loc: self.k.line_location(int(loc.rpartition(":")[2])))
         return module

@@ -14,7 +14,7 @@ holds), the predicate becomes a 1.0 / 0.0 tile (a mask of ones) and the data sel
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 import torch.fx
@@ -27,6 +27,9 @@ from loom.frontend.global_tensors import host_accesses
 from loom.frontend.tiles import Tile, ancestors, target_name
 from loom.ir.dialect import ReadOp
 
+_SHIFTED_ONLY = ("tile positions shifted by a scalar (`tile.index + tile_c.begin * k`) are supported as a load's or "
+                 "store's index only; expected no arithmetic or comparison on them")
+
 
 @dataclass(frozen=True)
 class Position:
@@ -38,10 +41,14 @@ class Position:
     const: int = 0
     data: Tile | None = field(default=None, compare=False)
     data_coeff: int = 0
+    scalars: tuple[torch.fx.Node, ...] = ()  # scalar positions added (`tile_k.index + tile_c.begin * chunk`):
+    # a load's or store's index only (`shifted_tiles`)
 
     def plus(self, other: Position | int, sign: int = 1) -> Position:
         if isinstance(other, int):
-            return Position(self.terms, self.const + sign * other, self.data, self.data_coeff)
+            return Position(self.terms, self.const + sign * other, self.data, self.data_coeff, self.scalars)
+        if self.scalars or other.scalars:
+            raise UnsupportedError(_SHIFTED_ONLY)
         terms = dict(self.terms)
         for block, coeff in other.terms:
             terms[block] = terms.get(block, 0) + sign * coeff
@@ -53,6 +60,8 @@ class Position:
                         data if coeff else None, coeff)
 
     def times(self, k: int) -> Position:
+        if self.scalars:
+            raise UnsupportedError(_SHIFTED_ONLY)
         return Position(tuple((b, c * k) for b, c in self.terms), self.const * k, self.data, self.data_coeff * k)
 
 
@@ -104,10 +113,16 @@ class PositionLowering:
         op = name.removeprefix("aten.").split(".")[0]
         if len(args) >= 2 and op in (*_COMPARE, "eq", "add", "sub") and any(isinstance(a, Tile) for a in args[:2]):
             args = [Position((), 0, a, 1) if isinstance(a, Tile) else a for a in args]  # data a position meets
+        if op == "add" and len(args) == 2 and {type(a) for a in args} == {Position, torch.fx.Node}:
+            pos, scalar = (args[0], args[1]) if isinstance(args[0], Position) else (args[1], args[0])
+            if isinstance(scalar.meta.get("val"), torch.SymInt) and pos.data is None:  # shifted by a scalar
+                return replace(pos, scalars=(*pos.scalars, scalar))
         if len(args) >= 2 and _affine(args[0]) and _affine(args[1]):
             left = args[0] if isinstance(args[0], Position) else Position((), args[0])
             if op in ("add", "sub"):
                 return left.plus(args[1], 1 if op == "add" else -1)
+            if any(getattr(a, "scalars", ()) for a in args[:2]):
+                raise UnsupportedError(_SHIFTED_ONLY, self.k.location(node))
             if op in _COMPARE:
                 sign, const = _COMPARE[op]
                 return Predicate((left.plus(args[1], -1).times(sign).plus(const),))
@@ -223,7 +238,7 @@ class PositionLowering:
         for entry in index:
             pos = env.get(entry) if isinstance(entry, torch.fx.Node) else None
             if isinstance(pos, Position) and pos.data is None and len(pos.terms) == 1 and pos.terms[0][1] == 1:
-                entry = ShiftedTile(self.k.blocks[pos.terms[0][0]], pos.const)
+                entry = ShiftedTile(self.k.blocks[pos.terms[0][0]], pos.const, pos.scalars)
             shifted.append(entry)
         return shifted
 
@@ -240,7 +255,11 @@ class PositionLowering:
         return self._masked(tile, cond, 0.0, node)
 
     def _masked(self, x: Tile, cond: Predicate, fill: float, node: torch.fx.Node) -> Tile:
-        """`x` where `cond` holds, `fill` elsewhere: one position mask over x's dimensions."""
+        """`x` where `cond` holds, `fill` elsewhere: one position mask over x's dimensions. A half-plane that
+        holds at every position of its blocks (`t.index < n` where the blocks tile n exactly) is left out."""
+        cond = Predicate(tuple(half for half in cond.half_planes if not self._always(half)))
+        if not cond.half_planes:
+            return x
         dims = [d for i, d in enumerate(x.dims) if i not in x.expanded]
         blocks = [getattr(d, "block_id", None) for d in dims]
         for half in cond.half_planes:
@@ -259,6 +278,15 @@ class PositionLowering:
         if data:  # each row ends with the data's coefficient
             keep = [row + [half.data_coeff] for row, half in zip(keep, cond.half_planes)]
         return self.position_mask(x, offsets, keep, fill, node, bound=next(iter(data.values()), None))
+
+    def _always(self, half: Position) -> bool:
+        """Whether `half` holds at every position of its blocks, each of a fixed size that divides its extent
+        (its positions run 0 to extent - 1, no tail; a block the solver sizes keeps its mask)."""
+        blocks = [self.k.blocks[b] for b, _ in half.terms]
+        if half.data is not None or half.scalars or any(not b.fixed or b.extent % b.fixed for b in blocks):
+            return False
+        least = half.const + sum(min(0, c * (self.k.blocks[b].extent - 1)) for b, c in half.terms)
+        return least >= 0
 
 
 def flat_gathers(kernel) -> dict[str, str]:

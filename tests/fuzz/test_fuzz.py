@@ -42,7 +42,7 @@ def extents(top: int) -> st.SearchStrategy[int]:
     return st.one_of(st.integers(1, top // 32).map(lambda n: 32 * n), st.integers(1, top))
 
 
-SIZE_ORDER = ["B", "H", "KV", "M", "N", "N1", "N2", "K", "S", "L", "D", "V"]
+SIZE_ORDER = ["B", "H", "KV", "M", "N", "N1", "N2", "K", "S", "L", "D", "V", "C"]
 ROWS = st.fixed_dictionaries({"M": extents(512), "N": extents(1024)})  # a row-wise kernel's (rows, row length)
 SHAPES = {
     # issue 19's property: any GEMM extent up to 2000 when fuzzing on purpose; the normal suite keeps it small
@@ -69,6 +69,12 @@ SHAPES = {
     "rms_norm_backward": st.fixed_dictionaries({"M": extents(512), "N": extents(1024).filter(lambda n: n > 1)}),
     "token_loss": st.fixed_dictionaries({"B": st.integers(1, 3), "L": extents(256), "V": extents(512)}),
     "cross_entropy_rows": st.fixed_dictionaries({"N": extents(512), "V": extents(1024)}),
+    # Mamba's chunk state: [batch, seqlen, heads, dim] held permuted, tiles shifted by the chunk's start, a row and
+    # a value of dA picked at row `c` of its tiles
+    "chunk_state": st.fixed_dictionaries({"B": st.integers(1, 2), "H": st.integers(1, 3), "chunks": st.integers(1, 6),
+                                          "C": st.sampled_from([32, 64, 128]), "D": extents(128),
+                                          "N": extents(128)}).map(
+        lambda d: {"B": d["B"], "L": d["C"] * d["chunks"], "H": d["H"], "D": d["D"], "N": d["N"], "C": d["C"]}),
     # loads at tile positions shifted by N1 (whole tiles only), reaching outside x and y
     "concat": st.fixed_dictionaries({"M": extents(512), "N1": st.integers(1, 8).map(lambda n: 32 * n),
                                      "N2": extents(512)}),
