@@ -23,6 +23,8 @@ import torch.fx
 from loom.frontend.tiles import target_name
 
 _ACCESSES = ("load", "store", "atomic_add")  # Helion's device ops on a tensor: (tensor, index, ...)
+_DONE = "loom.layout"  # an access rewritten to its tensor's order: Helion keeps a bound kernel's Device IR, and
+# a second trace of the same arguments (`loom.lower`, then `compile`) finds it so
 
 
 def permute_layouts(graphs: list[torch.fx.Graph], host_tensors: dict[str, torch.Tensor],
@@ -37,14 +39,16 @@ def permute_layouts(graphs: list[torch.fx.Graph], host_tensors: dict[str, torch.
                 accesses.setdefault(node.args[0].args[0], []).append(node)
     layouts = {}
     for name, nodes in accesses.items():
-        order = _order(nodes, block_symbols)
+        done = next((n.meta[_DONE] for n in nodes if _DONE in n.meta), None)  # Helion's cached trace, rewritten
+        order = done or _order(nodes, block_symbols)
         if order is None:
             continue
         layouts[name] = order
-        for node in nodes:
+        for node in nodes if done is None else ():
             index = list(node.args[1])
             node.args = (node.args[0], [index[d] for d in order], *node.args[2:])
-        for tensor in {node.args[0] for node in nodes}:
+            node.meta[_DONE] = order
+        for tensor in {node.args[0] for node in nodes} if done is None else ():
             tensor.meta["val"] = tensor.meta["val"].permute(order)
         if name in host_tensors:
             host_tensors[name] = host_tensors[name].permute(order)
