@@ -87,6 +87,10 @@ def padded_inputs(program: Program, args: tuple, kernel=None) -> dict[str, np.nd
                                    f"simulator carries int32 tiles as float32, exact up to {_EXACT_INT}")
         data = array.detach().float().numpy()
         if tensor.order is not None:  # held permuted (`loom.frontend.layouts`): laid out so by the host
+            if data.ndim != len(tensor.order):
+                raise UnsupportedError(f"argument '{tensor.name}' of shape {list(array.shape)} is held permuted "
+                                       f"({list(tensor.order)}) but is a view of another rank; expected the argument "
+                                       "itself")
             data = data.transpose(tensor.order)
         if tensor.vector is not None and len(tensor.shape) == 2 and data.ndim > 1:  # a flat view (`x.view(-1)`)
             data = data.reshape(-1)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 import torch.fx
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i64
 from xdsl.dialects.linalg.ops import TransposeOp
 
 from loom import ops
@@ -56,6 +56,7 @@ class PickLowering:
         spans = {}
         for dim in range(max(0, len(shape) - 2), len(shape)):
             at = self.picked_position(index[dim])
+            at = at % shape[dim] if isinstance(at, int) and -shape[dim] <= at < shape[dim] else at  # `x[:, -1]`
             span = None if at is None else (at, at, 0) if isinstance(at, int) else self.scalar_span(at)
             if span is not None:  # (`access` refuses what is not affine)
                 spans[dim] = at, span
@@ -84,6 +85,10 @@ class PickLowering:
         if len(tile.dims) != 2 or tile.expanded:
             raise UnsupportedError("a pick of one row, column or value inside a tile from a load that is not one "
                                    "2-D block is not supported yet", self.k.location(node))
+        if isinstance(tile.value.type.element_type, IntegerType):
+            raise UnsupportedError("a pick of one row, column or value off a tile's edge from an integer tensor is "
+                                   "not supported yet (the vector unit sums floats); expected positions on tiles' "
+                                   "edges", self.k.location(node))
         offsets, keep = [self.const(0), self.const(0)], []
         for pick in picks:
             axis = pick.dim - (rank - 2)

@@ -154,7 +154,7 @@ class ScalarLowering:
         """A term of a sum: an integer times a symbol expression (`64 * u9`), or the expression alone."""
         if isinstance(expr, sympy.Mul):
             coeff, rest = expr.as_coeff_Mul()
-            if not coeff.is_Integer or not rest.free_symbols:
+            if not coeff.is_Integer or not rest.free_symbols or rest == expr:  # (a product of two symbols)
                 raise self._not_affine(expr, user)
             return self.b.insert(arith.MuliOp(self.symbolic_index(rest, user), self.const(int(coeff)))).result
         return self.symbolic_index(expr, user)
