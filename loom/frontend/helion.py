@@ -22,7 +22,7 @@ import torch.fx
 
 from loom.errors import KernelFileError, ShapeError, SourceLocation, UnsupportedError
 from loom.frontend.host_code import def_line_of, grid_offset_line, read_host_return
-from loom.frontend.layouts import permute_layouts
+from loom.frontend.layouts import UNPERMUTED, permute_layouts
 from loom.frontend.split_sums import merge_summed_grid_dims, split_blockers
 
 
@@ -405,7 +405,7 @@ def _host_views(device_ir, arguments: dict, fakes: dict, lines: list[str], first
         for node in graph_info.graph.nodes:
             if _target_name(node) != "_host_tensor" or node.args[0] in arguments:
                 continue
-            val = node.meta.get("val")
+            val = node.meta.get(UNPERMUTED, node.meta.get("val"))  # (as the host made it: a cached trace's too)
             if isinstance(val, torch.Tensor) and val._is_view():
                 name = node.args[0]
                 base = next((param for param, fake in fakes.items() if val._base is fake), None)

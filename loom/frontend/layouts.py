@@ -23,6 +23,7 @@ import torch.fx
 from loom.frontend.tiles import target_name
 
 _ACCESSES = ("load", "store", "atomic_add")  # Helion's device ops on a tensor: (tensor, index, ...)
+UNPERMUTED = "loom.unpermuted"
 _DONE = "loom.layout"  # an access rewritten to its tensor's order: Helion keeps a bound kernel's Device IR, and
 # a second trace of the same arguments (`loom.lower`, then `compile`) finds it so
 
@@ -49,6 +50,7 @@ def permute_layouts(graphs: list[torch.fx.Graph], host_tensors: dict[str, torch.
             node.args = (node.args[0], [index[d] for d in order], *node.args[2:])
             node.meta[_DONE] = order
         for tensor in {node.args[0] for node in nodes} if done is None else ():
+            tensor.meta[UNPERMUTED] = tensor.meta["val"]  # what the host code made (`helion._host_views` reads it)
             tensor.meta["val"] = tensor.meta["val"].permute(order)
         if name in host_tensors:
             host_tensors[name] = host_tensors[name].permute(order)
