@@ -66,6 +66,11 @@ def emit_ttlang(program: P.Program, arch: Arch | str, *, source_notes: dict | No
     reference: makes `__main__` compare with torch; without it `__main__` only runs the program.
     """
     arch = arch if isinstance(arch, Arch) else load_arch(arch)
+    permuted = [t.name for t in program.tensors if t.order is not None]
+    if reference is not None and permuted:
+        raise UnsupportedError(f"tensor '{permuted[0]}' is held permuted (`loom.frontend.layouts`); the emitted file's "
+                               "check builds its inputs in the kernel's shapes, so it is not written for it yet: "
+                               "check it with `loom run --backend ttlang-sim`, which lays the tensors out")
     return _Emitter(program, arch, dict(source_notes or {}), reference).text()
 
 

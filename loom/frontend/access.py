@@ -104,7 +104,7 @@ class AccessLowering:
                 sizes.append(1)
                 static.append(1)
             elif isinstance(entry, TileAt):
-                offsets.append(self.b.insert(arith.AddiOp(self.scalar_index(entry.at, node),
+                offsets.append(self.b.insert(arith.AddiOp(self.affine_index(entry.at, node),
                                                           self.const(entry.shift))).result)
                 sizes.append(entry.size)
                 static.append(entry.size)
@@ -210,7 +210,7 @@ class AccessLowering:
         if isinstance(entry, ShiftedTile):
             offset = self.b.insert(arith.AddiOp(self.tile_start(entry.block), self.const(entry.shift))).result
             for scalar in entry.scalars:
-                offset = self.b.insert(arith.AddiOp(offset, self.scalar_index(scalar, user))).result
+                offset = self.b.insert(arith.AddiOp(offset, self.affine_index(scalar, user))).result
             return offset, entry.block
         val = entry.meta.get("val")
         if isinstance(val, torch.Tensor) and _positions_only(entry):

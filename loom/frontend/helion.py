@@ -66,6 +66,7 @@ class TracedKernel:
     returns: list[str] = field(default_factory=list)  # the tensors the kernel returns, in order (`return out, aux`)
     grid_indices: dict[object, int] = field(default_factory=dict)  # `i` of `for i in hl.grid(n)` -> its block id
     layouts: dict[str, tuple[int, ...]] = field(default_factory=dict)  # tensors held permuted (`layouts`)
+    exact_blocks: set[int] = field(default_factory=set)  # blocks that must tile their extent (no tail)
     tile_scalars: dict[object, tuple[str, int]] = field(default_factory=dict)  # Helion's symbol of a tile's
     # `.id` or `.begin` where it stands alone in an index expression (`min(t.begin + 64, n)`) -> ("id" or
     # "begin", block id)
@@ -192,7 +193,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
                                f"a split reduction, which Loom folds into one loop over the whole extent, but {reason}",
                                _node_location(add, source_file, source_lines) or at(def_line))
     folded = {grid for grid, _ in summed.values()}
-    bounded, within, banded, shifted = _bounded_loops(device_ir, bound.env.block_sizes)
+    bounded, within, banded, shifted, exact = _bounded_loops(device_ir, bound.env.block_sizes)
     for info in bound.env.block_sizes:
         if info.block_id in folded:
             continue  # a grid dimension the atomic adds sum over: folded into the loop that walked it
@@ -301,6 +302,7 @@ def trace_kernel(kernel: object, args: tuple) -> TracedKernel:
         grid_indices=grid_indices,
         layouts=layouts,
         tile_scalars=tile_scalars,
+        exact_blocks=exact,
         aliases={view: base for view, (base, _) in aliases.items()},
     )
 
@@ -309,13 +311,14 @@ _MISSING = object()
 _TILE_SCALARS = {"TileIdOrigin": "id", "TileBeginOrigin": "begin"}
 
 
-def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
+def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict, set]:
     """Loop block id -> outer block id, for each device loop `hl.tile(0, tile_m.end)`: it starts at 0
     and ends where an enclosing tile ends (causal attention's keys up to the query block's last row);
     the same for each loop `hl.tile(tile_m.begin, tile_m.end)`, which walks an enclosing tile in smaller
     tiles; loop block id -> (outer block id, end) for each loop `hl.tile(tile_m.begin, n)`, n static (the
-    mirror of the first: keys from the query block's first row); and loop block id -> its `_for_loop`
-    node, for each other loop that starts elsewhere than 0 or ends at an enclosing tile's start."""
+    mirror of the first: keys from the query block's first row); loop block id -> its `_for_loop`
+    node, for each other loop that starts elsewhere than 0 or ends at an enclosing tile's start; and the
+    outer blocks of loops to `(tile_m.id + 1) * block_m`, the tile's end only where no block has a tail."""
     by_var: dict = {}
     for info in block_sizes:
         by_var.setdefault(info.symbol(), info.block_id)  # a tile re-derived inside a loop comes later
@@ -339,7 +342,7 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
         tile_id = next((a for a in node.args if isinstance(a, torch.fx.Node)), None)
         return block_of(tile_id.args[0]) if tile_id is not None and _target_name(tile_id) == "tile_id" else None
 
-    out, within, banded, shifted = {}, {}, {}, {}
+    out, within, banded, shifted, exact = {}, {}, {}, {}, set()
     for graph_info in device_ir.graphs:
         for node in graph_info.graph.nodes:
             if _target_name(node) != "_for_loop":
@@ -357,7 +360,9 @@ def _bounded_loops(device_ir, block_sizes) -> tuple[dict, dict, dict, dict]:
                 shifted.update({block: node for block in inner})  # (`hl.tile(0, tile_m.begin)` too)
             if begins == [0] and len(ends) == 1 and outer_of(ends[0], "tile_end") is not None:
                 out[inner[0]] = outer_of(ends[0], "tile_end")
-    return out, within, banded, shifted
+                if _target_name(ends[0]) == "mul":  # `(tile_m.id + 1) * block_m`: not clipped at the extent
+                    exact.add(out[inner[0]])
+    return out, within, banded, shifted, exact
 
 
 def _bound_text(bound: object, block_sizes) -> str:

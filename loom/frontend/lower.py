@@ -209,7 +209,7 @@ class KernelLowering(AccessLowering, AtomicLowering, ColumnStoreLowering, Comput
 
     def _declare_block_sizes(self) -> None:
         loop_ids = {i for loop in self.k.loops.values() for i in loop.block_ids}
-        masked = self.masked_block_ids()
+        masked = self.masked_block_ids() | self.exact_block_ids()
         for block in self._tiled_blocks():
             if block.fixed is not None:
                 self.size_value[block.block_id] = self.const(block.fixed)

@@ -95,7 +95,7 @@ class PickLowering:
             if pick.inside is not None:
                 offsets[axis] = self.const(-pick.inside)  # the position of the picked one: 0
             else:
-                at = self.scalar_index(pick.at, node)
+                at = self.affine_index(pick.at, node)
                 offsets[axis] = self.b.insert(arith.SubiOp(self.const(pick.base), at)).result
             keep += [[int(a == axis) for a in range(2)] + [0], [-int(a == axis) for a in range(2)] + [0]]
         masked = self.position_mask(tile, offsets, keep, 0.0, node)

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, f32
 from loom import ops
 from loom.errors import UnsupportedError
 from loom.frontend.access import Access, ShiftedTile
+from loom.frontend.batch_blocks import tile_symbol
 from loom.frontend.global_tensors import host_accesses
 from loom.frontend.tiles import Tile, ancestors, target_name
 from loom.ir.dialect import ReadOp
@@ -165,6 +166,52 @@ class PositionLowering:
             "multiples by integers of positions, comparisons of them (>=, >, <=, <, ==) joined by `&`, "
             "and `torch.where(cond, x, number)` or `x.masked_fill(cond, number)` on the result",
             self.k.location(node))
+
+    def exact_block_ids(self) -> set[int]:
+        """Blocks that must tile their extent with no tail, because positions past it are real data: a tile of
+        a loop over part of a dimension (`hl.tile(96)` indexing 224 rows), a tile shifted into the tensor
+        (`x[tile_k.index + 64]`, `tile_k.index + tile_c.begin * chunk`: its tail would reach the next chunk) and
+        the outer tile of a loop to `(tile_m.id + 1) * block_m` (`helion._bounded_loops`: past a tail that end is
+        not the tile's). A block the solver sizes then takes the divisors of its extent only (as a masked
+        reduction's); a tail that no block size avoids is refused at the loop."""
+        ids = set(self.k.exact_blocks)
+        for node in (n for g in self.k.graphs() for n in g.nodes if target_name(n) in ("load", "store")):
+            tensor = node.args[0].meta.get("val") if target_name(node.args[0]) == "_host_tensor" else None
+            index = list(node.args[1])
+            if not isinstance(tensor, torch.Tensor) or len(index) != tensor.dim():
+                continue
+            for entry, size in zip(index, tensor.shape):
+                block, shift = self._tile_and_shift(entry)
+                if block is not None and isinstance(size, int) and (shift is None or block.extent + shift < size):
+                    ids.add(block.block_id)
+        for block in (self.k.blocks[i] for i in sorted(ids)):
+            tail = block.extent % block.fixed if block.fixed else block.extent % self.alignment
+            if tail:
+                raise UnsupportedError(
+                    f"`{block.label}` runs over {block.extent} positions in blocks of "
+                    f"{block.fixed or f'multiples of {self.alignment}'}, leaving a tail of {tail} where positions "
+                    "past its extent are real data (a loop over part of a dimension, a tile shifted into the tensor, "
+                    "a loop to `(id + 1) * block`); expected blocks that tile it exactly",
+                    self.k.line_location(self.k.tile_loop_line(block.label)))
+        return ids
+
+    def _tile_and_shift(self, entry: object) -> tuple[object, int | None]:
+        """The block of an index entry that is a tile (`x[tile_k]`, shift 0) or a tile's positions plus a number
+        (`tile_k.index + 64`) or a scalar (shift None: not known when compiling); (None, 0) otherwise."""
+        block = self.sym_of.get(tile_symbol(entry))
+        if block is not None or not isinstance(entry, torch.fx.Node) or target_name(entry) == "tile_index":
+            return (block, 0) if block is not None else (None, 0)
+        if target_name(entry) not in ("aten.add.Tensor", "aten.sub.Tensor") or len(entry.args) != 2:
+            return None, 0
+        base, other = entry.args
+        if not (isinstance(base, torch.fx.Node) and target_name(base) == "tile_index"):
+            base, other = other, base
+        if not (isinstance(base, torch.fx.Node) and target_name(base) == "tile_index"):
+            return None, 0
+        block = self._block_of(base.args[0], base)
+        if isinstance(other, int) and not isinstance(other, bool):
+            return block, other if target_name(entry) == "aten.add.Tensor" else -other
+        return block, None
 
     def flat_gather(self, node: torch.fx.Node, index: object) -> Tile:
         """`hl.load(x_flat, [tile_m.index * n + label])` of `x_flat = x.view(-1)`, x an m x n argument: each row's

@@ -26,6 +26,7 @@ from loom.errors import DataDependentIndexError, NonAffineIndexError
 from loom.frontend.head_groups import DIVIDED, grouped_index
 from loom.frontend.helion import BlockInfo
 from loom.frontend.tiles import ancestors, target_name
+from loom.mapping.block_sizes import padded_extent
 
 Span = tuple[int, int, int]
 _INDEX_ARITH = {"add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "floordiv": arith.FloorDivSIOp}
@@ -75,6 +76,20 @@ class ScalarLowering:
             raise self._not_affine(getattr(node.meta.get("val"), "node", node), user)
         op = _INDEX_ARITH[name](self.scalar_index(lhs, user), self.scalar_index(rhs, user))
         return self.b.insert(op).result
+
+    def affine_index(self, node: object, user: torch.fx.Node) -> SSAValue:
+        """`scalar_index` of a position the per-core programs compute from their loop indices (a pick's, a
+        shifted tile's): a floor division in it (`t.begin // 2`) is refused at the user's line (a head group's
+        `h // group` is an axis of its own, not a division)."""
+        value = self.scalar_index(node, user)
+        stack = [value]
+        while stack:
+            op = stack.pop().owner
+            if isinstance(op, arith.FloorDivSIOp):
+                raise self._not_affine(getattr(getattr(node, "meta", {}).get("val"), "node", node), user)
+            if isinstance(op, (arith.AddiOp, arith.SubiOp, arith.MuliOp)):
+                stack += [op.lhs, op.rhs]
+        return value
 
     def symbolic_index(self, expr: object, user: torch.fx.Node) -> SSAValue:
         """A symbol expression Helion keeps whole, as index arithmetic (see the module)."""
@@ -176,8 +191,9 @@ class ScalarLowering:
 
     def _symbol_span(self, symbol: sympy.Symbol) -> Span | None:
         block = self.sym_of.get(symbol)
-        if block is not None:  # a block size
-            return (block.fixed, block.fixed, 0) if block.fixed else (self.alignment, block.extent, self.alignment)
+        if block is not None:  # a block size: at most the extent in whole tiles (`block_sizes`)
+            top = padded_extent(block.extent, self.alignment)
+            return (block.fixed, block.fixed, 0) if block.fixed else (self.alignment, top, self.alignment)
         if symbol in self.k.grid_indices:
             return 0, self.k.blocks[self.k.grid_indices[symbol]].extent - 1, 1
         if symbol in self.k.tile_scalars:
