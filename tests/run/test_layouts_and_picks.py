@@ -177,3 +177,50 @@ def test_a_tile_shifted_by_a_grid_index_reads_its_chunk(tmp_path):
     outcome = run_kernel_text(tmp_path, SHIFTED)
     assert outcome.check.ok, outcome.check
     assert np.isfinite(outcome.sim.cycles)
+
+
+LOWER_ROWS = """
+import torch
+import helion
+import helion.language as hl
+
+
+@helion.kernel(static_shapes=True)
+def lower_product(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    m, n = x.size()
+    d = y.size(1)
+    block_m = hl.register_block_size(m)
+    out = torch.empty([m, d], dtype=torch.float32, device=x.device)
+    for tile_m, tile_d in hl.tile([m, d], block_size=[block_m, None]):
+        acc = hl.zeros([tile_m, tile_d], dtype=torch.float32)
+        for tile_k in hl.tile(0, (tile_m.id + 1) * block_m):
+            below = tile_m.index[:, None] >= tile_k.index[None, :]
+            acc = hl.dot(torch.where(below, x[tile_m, tile_k], 0.0), y[tile_k, tile_d], acc=acc)
+        out[tile_m, tile_d] = acc
+    return out
+
+
+def inputs():
+    gen = torch.Generator().manual_seed(0)
+    return torch.randn(96, 96, generator=gen), torch.randn(96, 64, generator=gen)
+
+
+def reference(x, y):
+    return torch.tril(x) @ y
+"""
+
+
+def test_a_loop_to_the_next_tile_id_times_its_block_ends_at_the_tile_whose_blocks_tile_it(tmp_path):
+    outcome = run_kernel_text(tmp_path, LOWER_ROWS)  # 96 rows: blocks of 32 or 96 (64 would leave a tail of 32,
+    assert outcome.check.ok, outcome.check  # where `(id + 1) * 64` = 128 is not the tile's end, 96)
+    assert outcome.compilation.ranked[0].values["tile_m"] in (32, 96)
+
+
+@pytest.mark.parametrize("rows", ["tile_k.index + tile_c.begin * chunk", "tile_k"])
+def test_a_tail_over_real_data_is_refused_at_its_loop(tmp_path, rows):
+    text = SHIFTED.replace("chunk = 64", "chunk = 96").replace("hl.tile(chunk)", "hl.tile(chunk, block_size=64)")
+    text = text.replace("x[tile_k.index + tile_c.begin * chunk, tile_d]", f"x[{rows}, tile_d]")
+    text = text.replace("torch.randn(256, 64", "torch.randn(384, 64")
+    with pytest.raises(UnsupportedError, match=r"kernel.py:\d+: .*`tile_k` runs over 96 positions in blocks of 64, "
+                                               r"leaving a tail of 32 where positions past its extent are real data"):
+        run_kernel_text(tmp_path, text)
