@@ -39,6 +39,8 @@ ISSUE17_EXAMPLES = {
     "split_k_matmul": ({"M": 64, "N": 96, "K": 1024}, False),  # hl.atomic_add over a walked grid dimension
     # [batch, seqlen, heads, dim] tensors held permuted; tiles shifted by a grid index; a row and a value picked
     "chunk_state": ({"B": 1, "L": 256, "H": 2, "D": 64, "N": 96, "C": 64}, False),
+    # a column of g at head h over 40 heads (two tiles), `min(t.begin + 64, L) - 1` picked; x held permuted
+    "chunk_decay": ({"B": 1, "L": 128, "H": 40, "D": 32}, True),
 }
 # Small shapes for golden IR: every tiled dimension a multiple of 32.
 GOLDEN_SHAPES = {

@@ -75,6 +75,9 @@ SHAPES = {
                                           "C": st.sampled_from([32, 64, 128]), "D": extents(128),
                                           "N": extents(128)}).map(
         lambda d: {"B": d["B"], "L": d["C"] * d["chunks"], "H": d["H"], "D": d["D"], "N": d["N"], "C": d["C"]}),
+    # gated delta net's decay: a column picked over up to 3 tiles of heads, a value at a place that moves with t
+    "chunk_decay": st.fixed_dictionaries({"B": st.integers(1, 2), "L": st.integers(1, 4).map(lambda n: 64 * n),
+                                          "H": st.integers(1, 80), "D": extents(128)}),
     # loads at tile positions shifted by N1 (whole tiles only), reaching outside x and y
     "concat": st.fixed_dictionaries({"M": extents(512), "N1": st.integers(1, 8).map(lambda n: 32 * n),
                                      "N2": extents(512)}),
