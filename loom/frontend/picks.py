@@ -50,8 +50,8 @@ class PickLowering:
     """Picks of `KernelLowering` (a mixin: it uses the lowering's builder state and `AccessLowering`)."""
 
     def picks(self, node: torch.fx.Node, index: list, shape: list[int]) -> tuple[list, list[Pick]]:
-        """A load's index with each of its last two entries that is a position off a tile's edge made the
-        slice of the tile that holds it, and those picks."""
+        """A load's index with each of its last two entries that is a position made the tiles that can hold it
+        (a slice, or a `TileAt` where the tile moves), where one of them is off a tile's edge; and those picks."""
         index = list(index)
         spans = {}
         for dim in range(max(0, len(shape) - 2), len(shape)):
