@@ -127,10 +127,14 @@ class ComputeLowering:
         """`v[None, :]` of a rank-1 value the per-core programs hold as a column (one value per row: a
         reduction's result, `x.sum(0)` included): transposed into the 1 x n row the broadcast asks for."""
         (extent,) = src.dims
-        column = self.materialize(Tile(src.value, [extent, 1], (1,)), node)
-        init = self.empty([1, extent], src.value.type.element_type)
-        op = TransposeOp(column.value, init, DenseArrayBase.from_list(i64, [1, 0]), init.type)
-        return Tile(self.located(op, node).results[0], [1, extent])
+        return self.permuted(self.materialize(Tile(src.value, [extent, 1], (1,)), node), [1, 0], node)
+
+    def permuted(self, src: Tile, perm: list[int], node: torch.fx.Node) -> Tile:
+        """`src` (all its dims in its SSA tensor) with its dims in the order `perm`: one `linalg.transpose`."""
+        dims = [src.dims[p] for p in perm]
+        init = self.empty(dims, src.value.type.element_type)
+        op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
+        return Tile(self.located(op, node).results[0], dims)
 
     def materialize(self, tile: Tile, node: torch.fx.Node) -> Tile:
         """A tile whose SSA tensor has all its logical dims (unit dims from `[:, None]` made real)."""
@@ -145,11 +149,7 @@ class ComputeLowering:
         if any(perm[i] != i for i in batch):
             raise UnsupportedError("a permutation that moves a batch dimension is not supported; expected the "
                                    "leading (batch) dimensions left in place", self.k.location(node))
-        perm = [p - sum(b < p for b in batch) for p in perm if p not in batch]
-        dims = [src.dims[p] for p in perm]
-        init = self.empty(dims, src.value.type.element_type)
-        op = TransposeOp(src.value, init, DenseArrayBase.from_list(i64, perm), init.type)
-        return Tile(self.located(op, node).results[0], dims)
+        return self.permuted(src, [p - sum(b < p for b in batch) for p in perm if p not in batch], node)
 
     def lower_squeeze(self, node: torch.fx.Node, env: dict) -> Tile:
         """`x.squeeze(d)` / `x.unsqueeze(d)`: a unit dim dropped or added. Both relabel the tile; a unit dim
@@ -377,11 +377,7 @@ class ComputeLowering:
                 raise UnsupportedError("a reduction over a tile's rows with `keepdim=True` is not supported yet; "
                                        "expected it without keepdim (or `x.T` reduced over its last dimension)",
                                        self.k.location(node))
-            perm = [*range(rank - 2), rank - 1, rank - 2]
-            dims_t = [src.dims[p] for p in perm]
-            init_t = self.empty(dims_t, src.value.type.element_type)
-            op_t = TransposeOp(src.value, init_t, DenseArrayBase.from_list(i64, perm), init_t.type)
-            src, axes = Tile(self.located(op_t, node).results[0], dims_t), [rank - 1]
+            src, axes = self.permuted(src, [*range(rank - 2), rank - 1, rank - 2], node), [rank - 1]
         op = reduction_op(name)
         src = self.padding_masked(src, axes, op.identity, reduction_input(node), node)
         if len(axes) == rank:

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 import torch
 import torch.fx
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i64
-from xdsl.dialects.linalg.ops import TransposeOp
+from xdsl.dialects.builtin import IntegerType
 
 from loom import ops
 from loom.errors import UnsupportedError
@@ -102,18 +101,11 @@ class PickLowering:
         total = ops.lookup("reduce", "sum")
         if [p.dim - (rank - 2) for p in picks] == [1]:  # one column: a row reduction
             return self.reduce_tile(masked, [1], total, node)
-        rows = self.transposed(masked, node)  # the picked row as a column
+        rows = self.permuted(masked, [1, 0], node)  # the picked row as a column
         column = self.reduce_tile(rows, [1], total, node)
         if len(picks) == 1:
             return column
         return self.reduce_tile(self.column_as_row(column, node), [1], total, node)  # one value, at (0, 0)
-
-    def transposed(self, tile: Tile, node: torch.fx.Node) -> Tile:
-        """A 2-D tile transposed."""
-        dims = tile.dims[::-1]
-        init = self.empty(dims, tile.value.type.element_type)
-        op = TransposeOp(tile.value, init, DenseArrayBase.from_list(i64, [1, 0]), init.type)
-        return Tile(self.located(op, node).results[0], dims)
 
     def picked_position(self, entry: object) -> int | torch.fx.Node | None:
         """The position an index entry picks on its dimension, where it is one (an integer, a slice of one,
