@@ -36,6 +36,12 @@ def clipped(view: SSAValue) -> bool:
     return "loom.clip" in view.owner.attributes
 
 
+def inside_span(view: SSAValue) -> tuple[str, int, int] | None:
+    """Where a global subview reaching outside its tensor reads (`loom.clip_span`, `engines.engine_positions`)."""
+    span = view.owner.attributes.get("loom.clip_span")
+    return None if span is None else (span.data[0].data, span.data[1].data, span.data[2].data)
+
+
 def _reads(tensor: str, index: tuple, cb: str, rows: int, cols: int, elsewhere: int, other: int,
            own: int | None, offset: int) -> list:
     whole = rows if rows > 1 else cols

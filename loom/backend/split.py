@@ -51,7 +51,7 @@ from loom.backend import program as P
 from loom.backend.combine import READY, VALID, State, combine_code
 from loom.backend.compute_instructions import compute_instruction
 from loom.backend.deferred_stores import defer_store_pops
-from loom.backend.dram_reads import block_reads, clipped, leading_blocks
+from loom.backend.dram_reads import block_reads, clipped, inside_span, leading_blocks
 from loom.backend.kept_rows import kept_rows
 from loom.backend.live_tiles import restrict_to_live_tiles
 from loom.backend.padding import padded_shape, whole_tiles
@@ -62,7 +62,7 @@ from loom.ir.dialect import CopyOp, SymOp, VbAcquireOp, VbBindOp, VbCommitOp, Vb
 from loom.ir.loops import until_bounds
 from loom.ir.types import dtype_name, enclosing_in
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import Read, engine_noc, load_engine, read_noc, reading_group, spread_reads, store_noc
+from loom.mapping.engines import Read, engine_noc, load_engines, read_noc, reading_group, spread_reads, store_noc
 from loom.mapping.reduction import split_loop_op
 from loom.model.heg import Knob, double_buffered, live_knob, load_buffer
 
@@ -144,7 +144,7 @@ class ProgramBuilder:
         self.skip_epilogue = False  # set while a split's sender walks the ops after the split loop
 
     def _load_engines(self) -> dict[CopyOp, str]:
-        """Loads alternate between the engines (`load_engine`; a tensor the kernel also stores, read back, goes
+        """Loads alternate between the engines (`load_engines`; a tensor the kernel also stores, read back, goes
         to the writer, behind its stores), each on the NoC that carries most to its readers (`read_noc`),
         stores on `store_noc`. A pipe stage whose `spread` knob is on spreads its reads over both NoCs
         (`spread_reads`, around its stores; into `self.parts_elsewhere`)."""
@@ -155,9 +155,9 @@ class ProgramBuilder:
         for block_op in [self.grid] + [op for op in self.grid.walk() if isinstance(op, scf.ForOp)]:
             copies = [op for op in block_op.regions[0].block.ops if isinstance(op, CopyOp)]
             loads = [op for op in copies if op.src_space.data == "DRAM"]
-            for position, load in enumerate(loads):
-                engines[load] = load_engine(position, reads_back=self._reads_back(load))
-                self.read_noc[load] = read_noc(self.arch, used, reading_group(self.transfer_of[load]))
+            engines.update(zip(loads, load_engines([inside_span(load.source) for load in loads],
+                                                   [self._reads_back(load) for load in loads])))
+            self.read_noc.update({op: read_noc(self.arch, used, reading_group(self.transfer_of[op])) for op in loads})
             if loads and all(load_buffer(load) in self.spread for load in loads):
                 every = tuple(sorted({reading_group(self.transfer_of[load]) for load in loads}))
                 links = tuple(shared_links(self.arch, n, used, every) for n in range(nocs))

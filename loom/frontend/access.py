@@ -14,7 +14,7 @@ from fractions import Fraction
 import torch
 import torch.fx
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StridedLayoutAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IntAttr, MemRefType, StridedLayoutAttr, StringAttr
 from xdsl.ir import SSAValue
 
 from loom.errors import DataDependentIndexError, UnsupportedError
@@ -35,6 +35,8 @@ class Access:
     row_at_position: bool = False  # `x[tile_m.begin, :]`: one row (a 1 x n tile) at a computed position
     inside: tuple[int, int] | None = None  # a tile's positions reach outside the tensor (`y[tile_m, tile_n.index -
     # n1]`): the share of them inside it over the tile loop, as (numerator, denominator); None when all are
+    inside_span: tuple[str, int, int] | None = None  # one dimension reaching outside: (its tile, the first
+    # position inside, the first past it), positions of the tile's loop (concat's y: (tile_n, n1, n1 + n2))
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class AccessLowering:
         """Offsets and sizes of a global access; static where known, SSA values where symbolic."""
         index = self.vector_index(node, index)
         offsets, sizes, static, kept, tile_dims = [], [], [], [], []
-        row_at_position, inside = False, Fraction(1)
+        row_at_position, inside, spans = False, Fraction(1), []
         if len(index) != len(global_shape):
             raise UnsupportedError(
                 f"index with {len(index)} entries for a tensor of rank {len(global_shape)}",
@@ -119,6 +121,7 @@ class AccessLowering:
                 if block is not None and (shift < 0 or shift + block.extent > extent):
                     self.check_clipped(shift, dim, len(global_shape), node)
                     inside *= Fraction(max(0, min(shift + block.extent, extent) - max(shift, 0)), block.extent)
+                    spans.append((block.label, max(0, -shift), min(block.extent, extent - shift)))
                 if block is None or block.symbol in self.batch_symbols:  # a position, or one batch slice:
                     sizes.append(1)  # the dimension is dropped
                     static.append(1)
@@ -148,7 +151,8 @@ class AccessLowering:
             kept.insert(len(kept) - 1, len(global_shape) - 2)
             tile_dims.insert(len(tile_dims) - 1, 1)
         share = (inside.numerator, inside.denominator) if inside != 1 else None
-        return Access(offsets, sizes, static, kept, tile_dims, row_at_position, share)
+        return Access(offsets, sizes, static, kept, tile_dims, row_at_position, share,
+                      spans[0] if len(spans) == 1 else None)
 
     def check_clipped(self, shift: int, dim: int, rank: int, node: torch.fx.Node) -> None:
         """A tile whose positions reach outside the tensor is read (its outside as zeros) only in whole tiles."""
@@ -260,6 +264,9 @@ class AccessLowering:
         view = self.subview(source, acc, node)
         if acc.inside:  # positions outside the tensor read as zeros (`loom.backend.program.DramRead.clip`)
             view.owner.attributes["loom.clip"] = ArrayAttr([IntAttr(n) for n in acc.inside])
+            if acc.inside_span:  # which loads never both read in one block (`loom.mapping.engines.engine_positions`)
+                label, first, past = acc.inside_span
+                view.owner.attributes["loom.clip_span"] = ArrayAttr([StringAttr(label), IntAttr(first), IntAttr(past)])
         result_type = self.tensor_type(acc.tile_dims, source.type.element_type)
         read = self.located(ReadOp(view, result_type), node).result
         if node.name.startswith("load"):  # an unnamed read: name the tile after its tensor

@@ -161,14 +161,16 @@ def _axis_extents(module: ModuleOp, labels: list[str], syms: dict[str, SymOp]) -
     return axes
 
 
-def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
+def _assign(view: View, order: list[str] | tuple[str, ...], axes: list[AxisMapping],
             reserved: set[tuple[int, int]] = frozenset()) -> tuple[AxisMapping, ...] | None:
     """Level l of every dimension to axis order[l] (the deepest to the last); the `reserved`
-    (dim, level) pairs run a reduction split instead."""
-    levels: dict[str, list[tuple[int, int, int]]] = {a: [] for a in order}
+    (dim, level) pairs run a reduction split instead; axes not in `order` run on no level."""
+    levels: dict[str, list[tuple[int, int, int]]] = {a.axis: [] for a in axes}
     for dim, factors in enumerate(view.levels):
         for level, size in enumerate(factors):
             if size > 1 and (dim, level) not in reserved:
+                if not order:
+                    return None
                 levels[order[min(level, len(order) - 1)]].append((dim, level, size))
     mapped = []
     for axis in axes:
@@ -179,6 +181,17 @@ def _assign(view: View, order: tuple[str, ...], axes: list[AxisMapping],
             return None  # more cores than tiles along this axis: partial occupancy covers it
         mapped.append(AxisMapping(axis.axis, axis.extent, axis.block, axis.fixed_block, chosen))
     return tuple(mapped)
+
+
+def _single_block_axes(axes: list[AxisMapping], alignment: int) -> set[str]:
+    """Axes of one block at every block size (a batch of one, a dimension no wider than the least block)."""
+    return {a.axis for a in axes if -(-a.extent // (a.fixed_block or alignment)) <= 1}
+
+
+def _placed(view: View, levels: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int, int], ...]:
+    """`levels` with each level renumbered among the view's levels of more than one core (x1x8's level 1 is
+    x8's level 0): candidates that differ only there place every axis on the same cores."""
+    return tuple((dim, sum(1 for size in view.levels[dim][:level] if size > 1), size) for dim, level, size in levels)
 
 
 def minor_loads(reuse: list[AccessReuse], cores: int) -> set[str]:
@@ -245,22 +258,13 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     axes = _axis_extents(module, labels, syms)
     reuse = access_reuse(grid)
     scores = axis_scores(axes, reuse)
-    orders = linear_extensions(labels, dominance_edges(scores))
+    # an axis of one block whatever its block size runs no loop worth ordering and no core but one: outermost
+    single = _single_block_axes(axes, arch.tiling.block_alignment)
+    orders = [tuple(a for a in labels if a in single) + rest
+              for rest in linear_extensions([a for a in labels if a not in single], dominance_edges(scores))]
     max_parallel = prod(-(-a.extent // (a.fixed_block or 32)) for a in axes)
     all_views = enumerate_views(tuple(arch.grid.dims), len(labels))
-    # partial occupancy down to a quarter of the cores where the grid has fewer tiles than cores;
-    # and, along a dimension whose full extent splits some axis's tiles unevenly (13 cores for 64
-    # tiles, which rules out every multicast there: cores sharing one run in lockstep), the largest
-    # power of two below that extent, given whole to one axis
-    tiles = [-(-a.extent // (a.fixed_block or 32)) for a in axes]
-    fallback = [1 << (extent.bit_length() - 1) if any(t % extent for t in tiles) else extent
-                for extent in arch.grid.dims]
-    views = [v for v in all_views if v.occupancy == tuple(arch.grid.dims)
-             or (v.cores * MIN_OCCUPANCY >= arch.num_cores
-                 and (max_parallel < arch.num_cores
-                      or all(used == extent or (used == low and len([f for f in factors if f > 1]) == 1)
-                             for used, extent, low, factors
-                             in zip(v.occupancy, arch.grid.dims, fallback, v.levels))))]
+    views = _occupancy_views(all_views, axes, arch, max_parallel)
     free = tuple(sorted(syms))
     candidates = _mapped(views, orders, axes, reuse, arch, free)
     if not candidates:  # no view using every core fits the tile counts: let some cores idle
@@ -280,7 +284,10 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     if loop is not None and read_back and not read_back_after(module, loop, read_back):
         loop = None
     if loop is not None and max_parallel < arch.num_cores * SPLIT_BELOW_TILES_PER_CORE:
-        candidates += _mapped(views, orders, axes, reuse, arch, free, loop, only_splits=True)
+        # the split's cores are a level of their own: a dimension may hold one more level than there are axes
+        split_views = _occupancy_views(enumerate_views(tuple(arch.grid.dims), len(labels) + 1), axes, arch,
+                                       max_parallel)
+        candidates += _mapped(split_views, orders, axes, reuse, arch, free, loop, only_splits=True)
     # TT-Lang's `ttl.copy` moves a whole block on one NoC; a virtual grid's NoC links are not the real ones,
     # whose share of each NoC a spread would need (`loom.backend.placement.virtual_arch`)
     if arch.noc.count > 1 and not portable and not point_to_point:
@@ -289,6 +296,21 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     loads = sum(1 for r in reuse if r.direction == "load")
     full = len(all_views) * len(list(itertools.permutations(labels))) * modes_per_load ** loads
     return CandidateSet(candidates, full, scores, time.perf_counter() - start)
+
+
+def _occupancy_views(views: list[View], axes, arch: Arch, max_parallel: int) -> list[View]:
+    """The views worth mapping: every core used; or, where the grid axes have fewer tiles than cores, down to a
+    quarter of them; and, along a dimension whose full extent splits some axis's tiles unevenly (13 cores for 64
+    tiles, which rules out every multicast there: cores sharing one run in lockstep), the largest power of two
+    below that extent, given whole to one axis."""
+    tiles = [-(-a.extent // (a.fixed_block or 32)) for a in axes]
+    fallback = [1 << (extent.bit_length() - 1) if any(t % extent for t in tiles) else extent
+                for extent in arch.grid.dims]
+    return [v for v in views if v.occupancy == tuple(arch.grid.dims)
+            or (v.cores * MIN_OCCUPANCY >= arch.num_cores
+                and (max_parallel < arch.num_cores
+                     or all(used == extent or (used == low and len([f for f in factors if f > 1]) == 1)
+                            for used, extent, low, factors in zip(v.occupancy, arch.grid.dims, fallback, v.levels))))]
 
 
 def _splits(view: View, loop: ReductionLoop | None, alignment: int) -> list[Split | None]:
@@ -310,11 +332,12 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
     seen: set = set()
     candidates = []
     minor = minor_loads(reuse, arch.num_cores)
+    single = _single_block_axes(axes, arch.tiling.block_alignment)
     for view in views:
         for split in _splits(view, loop, arch.tiling.block_alignment)[1 if only_splits else 0:]:
             reserved = {lv[:2] for lv in split.levels} if split else set()
             for order in orders:
-                mapped = _assign(view, order, axes, reserved)
+                mapped = _assign(view, [a for a in order if a not in single], axes, reserved)
                 if mapped is None:
                     continue
                 # the split's level takes part in deciding which cores form a contiguous multicast group
@@ -324,8 +347,8 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
                 for transfers in _tied_product(reuse, per_access):
-                    key = (tuple((a.axis, a.levels) for a in mapped), order,
-                           tuple((t.mode, t.group) for t in transfers), split.levels if split else None)
+                    key = (tuple((a.axis, _placed(view, a.levels)) for a in mapped), order,
+                           tuple((t.mode, t.group) for t in transfers), _placed(view, split.levels) if split else None)
                     if key in seen:
                         continue
                     seen.add(key)

@@ -27,11 +27,42 @@ if TYPE_CHECKING:
 
 
 def load_engine(position: int, reads_back: bool = False) -> str:
-    """Engine of the `position`-th DRAM load (0-based) of a pipe stage; a load of a tensor the kernel also
-    stores (`reads_back`: a core reading back its own blocks) goes to the writer, behind those stores."""
+    """Engine of the `position`-th DRAM load (0-based, `engine_positions`) of a pipe stage; a load of a tensor
+    the kernel also stores (`reads_back`: a core reading back its own blocks) goes to the writer, behind those
+    stores."""
     if reads_back:
         return "writer"
     return "reader" if position % 2 == 0 else "writer"
+
+
+Span = tuple[str, int, int]
+"""Where a load reaching outside its tensor reads (`loom.frontend.access.Access.inside_span`): the tile whose
+positions reach out, the first position inside the tensor and the first past it."""
+
+
+def load_engines(spans: list[Span | None], reads_back: list[bool]) -> list[str]:
+    """The engine of each DRAM load of a pipe stage, in order: `load_engine` at its `engine_positions`."""
+    return [load_engine(position, back) for position, back in zip(engine_positions(spans), reads_back)]
+
+
+def engine_positions(spans: list[Span | None]) -> list[int]:
+    """The position (`load_engine`) of each load of a pipe stage: the next one, except that loads that never
+    both read in one block (inside their tensors on disjoint positions of one tile: concat's `x[tile_m, cols]`
+    and `y[tile_m, cols - n1]`) share one, so one engine issues what a block reads and the other is free for
+    the stores; given the next position, the engine that issues a block's only read would leave the other
+    half idle."""
+    positions: list[int] = []
+    groups: list[list[Span]] = []  # the spans at each position so far, [] for a load that reads every block
+    for span in spans:
+        joined = next((i for i, group in enumerate(groups) if span and group and all(
+            other[0] == span[0] and (other[2] <= span[1] or span[2] <= other[1]) for other in group)), None)
+        if joined is None:
+            joined = len(groups)
+            groups.append([])
+        if span:
+            groups[joined].append(span)
+        positions.append(joined)
+    return positions
 
 
 def engine_noc(engine: str, nocs: int) -> int:

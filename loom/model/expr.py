@@ -42,7 +42,8 @@ from loom.model.sharing import LEAVES, shared, sharing
 __all__ = [
     "Add", "CeilDiv", "Const", "Expr", "FloorDiv", "Knob", "Max", "Min", "Mul", "Rate", "Select", "Var",
     "add", "as_expr", "breakdown", "ceil_div", "children", "describe", "evaluate", "floor_div",
-    "free_names", "maximum", "minimum", "mul", "pretty", "rate", "select", "sharing", "terms", "walk", "with_label",
+    "free_names", "maximum", "minimum", "mul", "names_below", "pretty", "rate", "select", "sharing", "terms", "walk",
+    "with_label",
 ]
 
 
@@ -420,9 +421,33 @@ def walk(e: Expr) -> Iterator[Expr]:
 
 def free_names(e: Expr) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(variable names, knob names), each sorted."""
-    vs = {n.name for n in walk(e) if isinstance(n, Var)}
-    ks = {n.name for n in walk(e) if isinstance(n, Knob)}
+    vs, ks = names_below(e)
     return tuple(sorted(vs)), tuple(sorted(ks))
+
+
+def names_below(e: Expr) -> tuple[frozenset[str], frozenset[str]]:
+    """(variable names, knob names) under `e`, kept on each node the first time it is asked: the models of
+    a kernel's candidates share most of their nodes (`loom.model.sharing`), each then visited once."""
+    stack = [e]
+    while stack:  # post-order, without recursion: a node's names once its children's are known
+        node = stack[-1]
+        if hasattr(node, "_names"):
+            stack.pop()
+            continue
+        pending = [c for c in children(node) if not hasattr(c, "_names")]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        if isinstance(node, Var):
+            got = (frozenset((node.name,)), frozenset())
+        elif isinstance(node, Knob):
+            got = (frozenset(), frozenset((node.name,)))
+        else:
+            below = [c._names for c in children(node)]  # type: ignore[attr-defined]
+            got = (frozenset().union(*(b[0] for b in below)), frozenset().union(*(b[1] for b in below)))
+        object.__setattr__(node, "_names", got)
+    return e._names  # type: ignore[attr-defined]
 
 
 def terms(e: Expr) -> tuple[Expr, ...]:

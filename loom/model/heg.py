@@ -65,6 +65,7 @@ class Primitive:
     row_extent: int = 0  # loads and stores: the global tensor's row length in elements (0: not a 2-D layout)
     same_columns: bool = False  # loads and stores: every core's block starts at the same column
     inside: tuple[int, int] = (1, 1)  # loads: the share of a block's positions inside the tensor (`loom.clip`)
+    inside_span: tuple[str, int, int] | None = None  # loads: where that is (`loom.clip_span`; `engine_positions`)
     reads: tuple[str, ...] = ()  # compute ops: the L1 buffers they read
     writes: tuple[str, ...] = ()  # compute ops: the L1 buffers they write
 
@@ -344,7 +345,9 @@ def _read_primitive(op: Operation) -> Primitive | None:
                          buffer=_buffer_label(l1), loc=_loc(op), dtype=str(l1.type.element_type),
                          row_extent=_row_extent(glob.owner), same_columns=_same_columns(glob.owner),
                          inside=tuple(a.data for a in glob.owner.attributes["loom.clip"]) if load and
-                         "loom.clip" in glob.owner.attributes else (1, 1))
+                         "loom.clip" in glob.owner.attributes else (1, 1),
+                         inside_span=tuple(a.data for a in glob.owner.attributes["loom.clip_span"])
+                         if "loom.clip_span" in glob.owner.attributes else None)
     if isinstance(op, MatmulOp):
         lhs, rhs = op.inputs
         return Primitive("matmul", (buffer_dims(lhs), buffer_dims(rhs)), _element_bytes(lhs), loc=_loc(op),

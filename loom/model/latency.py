@@ -67,7 +67,7 @@ from loom.arch.routes import dram_capacity, shared_links
 from loom.errors import UnsupportedError
 from loom.ir.types import dtype_name
 from loom.mapping.candidates import Candidate
-from loom.mapping.engines import load_engine, read_noc, reading_group, store_noc
+from loom.mapping.engines import load_engines, read_noc, reading_group, store_noc
 from loom.model import expr as E
 from loom.model.heg import HEG, Combine, Compute, Dim, For, Pipe, Primitive, Seq, dim_expr, nodes
 from loom.model.instruction_price import instruction, instruction_throughput
@@ -283,8 +283,8 @@ class LatencyModel(TriangularLoops):
         """The writer's own DRAM reads in one run of `heg` (loads `load_engine` gives it, at the core's read
         rate, times the trips of the loops around them): it issues them after a single-slot store."""
         if isinstance(heg, Pipe):
-            mine = [E.rate(self.read_size(p), self.arch.rates.dram_read) for i, p in enumerate(heg.loads)
-                    if load_engine(i, p.tensor in self.stored) == "writer"]
+            mine = [E.rate(self.read_size(p), self.arch.rates.dram_read)
+                    for p, engine in zip(heg.loads, self.engines(heg.loads)) if engine == "writer"]
             return E.add(*mine, self.writer_reads(heg.child))
         if isinstance(heg, Seq):
             return E.add(E.Const(0), *[self.writer_reads(item) for item in heg.items])
@@ -394,13 +394,17 @@ class LatencyModel(TriangularLoops):
             both = E.maximum(both, busiest([(0, b) for _, b in links(writer, every)], None, stored))
         return E.select(spread, both, own, label=label)
 
+    def engines(self, loads: list[Primitive]) -> list[str]:
+        """The engine that issues each load of a pipe stage (`loom.mapping.engines.load_engines`)."""
+        return load_engines([p.inside_span for p in loads], [p.tensor in self.stored for p in loads])
+
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
         lines: dict[str, list[E.Expr]] = {}
-        for position, prim in enumerate(loads):
+        for prim, engine in zip(loads, self.engines(loads)):
             size, pushed = self.read_size(prim), self.read_size(prim, inside_only=False)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1
@@ -419,7 +423,6 @@ class LatencyModel(TriangularLoops):
                              span * noc.hop_latency_cycles + noc.niu_latency_cycles)
                 self.result.categories["noc"].append(E.mul(repeat, push))
                 pushes.append(push)
-            engine = load_engine(position, reads_back=prim.tensor in self.stored)
             engines.setdefault(engine, []).extend(work)
             multicasts.setdefault(engine, []).extend(pushes)
             lines.setdefault(engine, []).append(E.rate(self.chip_read(prim), self.arrival_bandwidth(prim)))

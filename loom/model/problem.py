@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from loom.errors import LoomError
-from loom.model.expr import Expr, Knob, Var, as_expr, children, evaluate, pretty
+from loom.model.expr import Expr, as_expr, evaluate, names_below, pretty
 
 __all__ = ["Constraint", "Problem", "SolverError"]
 
@@ -70,20 +70,13 @@ class Problem:
         both = sorted(set(doms) & set(self.knobs))
         if both:
             raise SolverError(f"problem '{self.name}': {', '.join(both)} declared both as variable and knob")
-        seen: set[int] = set()  # nodes already checked: the expressions share most of their subtrees
         knobs = set(self.knobs)
         for where, e in self._exprs():
-            stack = [e]
-            while stack:
-                node = stack.pop()
-                if id(node) in seen:
-                    continue
-                seen.add(id(node))
-                if isinstance(node, Var) and node.name not in doms:
-                    raise SolverError(f"problem '{self.name}': variable '{node.name}' in {where} has no domain")
-                if isinstance(node, Knob) and node.name not in knobs:
-                    raise SolverError(f"problem '{self.name}': knob '{node.name}' in {where} is not declared")
-                stack.extend(children(node))
+            variables, knob_names = names_below(e)
+            for name in sorted(variables - doms.keys()):
+                raise SolverError(f"problem '{self.name}': variable '{name}' in {where} has no domain")
+            for name in sorted(knob_names - knobs):
+                raise SolverError(f"problem '{self.name}': knob '{name}' in {where} is not declared")
 
     def _exprs(self) -> Iterable[tuple[str, Expr]]:
         yield "the objective", self.objective

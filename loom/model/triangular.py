@@ -5,6 +5,8 @@ Mixed into `loom.model.latency.LatencyModel`, whose state (`tile`, `result`, `di
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from loom.model import expr as E
 from loom.model.heg import For, Primitive, dim_expr
 
@@ -41,11 +43,7 @@ class TriangularLoops:
         outer, own = self.diagonal_block
         if not (isinstance(outer, str) and isinstance(own, str)):
             return 0
-        try:
-            one, two = (E.evaluate(price, {outer: self.tile[0], own: n * self.tile[1]}) for n in (1, 2))
-        except KeyError:
-            return 0
-        return max(0, two - one)
+        return _one_tile_more(price, outer, own, tuple(self.tile))
 
     @staticmethod
     def diagonal_blocks(loop: For) -> E.Expr:
@@ -95,3 +93,13 @@ class TriangularLoops:
         if prim.kind == "matmul":
             return scores(prim.dims[0]) or scores((prim.dims[0][-2], prim.dims[1][-1]))
         return prim.kind in ("eltwise", "reduce", "fill", "copy") and bool(prim.dims) and scores(prim.dims[0])
+
+
+@lru_cache(maxsize=4096)
+def _one_tile_more(price: E.Expr, outer: str, own: str, tile: tuple[int, int]) -> int:
+    """`TriangularLoops.tile_cost`, once per price (the candidates of a kernel share their score ops' prices)."""
+    try:
+        one, two = (E.evaluate(price, {outer: tile[0], own: n * tile[1]}) for n in (1, 2))
+    except KeyError:
+        return 0
+    return max(0, two - one)

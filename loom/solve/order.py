@@ -29,7 +29,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from loom.model.models import CandidateModels
+from loom.model.models import CandidateModels, cycle_collection_paused
 from loom.model.problem import Constraint, Problem
 from loom.solve.bound import Bound, Grids, lower_bound
 from loom.solve.cpsat import Solution, SolverError, solve
@@ -138,7 +138,8 @@ def solve_in_bound_order(models: CandidateModels, *, top_k: int, jobs: int, time
     counts = SolveCounts()
     start = time.perf_counter()
     names, built = models.names, models.seconds
-    bounds = dict(zip(names, lower_bounds(models, jobs)))
+    with cycle_collection_paused():
+        bounds = dict(zip(names, lower_bounds(models, jobs)))
     counts.bound_seconds = time.perf_counter() - start
     counts.models_built_bounding = models.seconds - built
     counts.bounds = bounds

@@ -1,4 +1,4 @@
-// candidate x2x2_y2.mhb.q:unicast.k:column.v:column
+// candidate x2x2_y2.bmh.q:unicast.k:column.v:column
 builtin.module {
   func.func @flash_attention(%q: memref<1x2x128x64xbf16>, %k: memref<1x2x128x64xbf16>, %v: memref<1x2x128x64xbf16>, %out: memref<1x2x128x64xbf16>) attributes {loom.source = "examples/flash_attention.py", loom.outputs = ["out"]} {
     %0 = arith.constant 1 : index
@@ -67,23 +67,23 @@ builtin.module {
       %trips_tile_m = arith.ceildivui %28, %29 : index
       %30 = arith.constant 0 : index
       %31 = arith.constant 1 : index
-      scf.for %t_tile_m = %30 to %trips_tile_m step %31 {
-        %32 = arith.muli %core_tile_m, %trips_tile_m : index
-        %tile_m_idx = arith.addi %32, %t_tile_m : index
+      scf.for %t_b = %30 to %trips_b step %31 {
+        %32 = arith.muli %core_b, %trips_b : index
+        %b_idx = arith.addi %32, %t_b : index
         %33 = arith.constant 0 : index
         %34 = arith.constant 1 : index
-        scf.for %t_h = %33 to %trips_h step %34 {
-          %35 = arith.muli %c_x1, %trips_h : index
-          %h_idx = arith.addi %35, %t_h : index
+        scf.for %t_tile_m = %33 to %trips_tile_m step %34 {
+          %35 = arith.muli %core_tile_m, %trips_tile_m : index
+          %tile_m_idx = arith.addi %35, %t_tile_m : index
           %36 = arith.constant 0 : index
           %37 = arith.constant 1 : index
-          scf.for %t_b = %36 to %trips_b step %37 {
-            %38 = arith.muli %core_b, %trips_b : index
-            %b_idx = arith.addi %38, %t_b : index
-            %39 = arith.cmpi ult, %tile_m_idx, %28 : index
-            %40 = arith.cmpi ult, %h_idx, %23 : index
+          scf.for %t_h = %36 to %trips_h step %37 {
+            %38 = arith.muli %c_x1, %trips_h : index
+            %h_idx = arith.addi %38, %t_h : index
+            %39 = arith.cmpi ult, %b_idx, %19 : index
+            %40 = arith.cmpi ult, %tile_m_idx, %28 : index
             %41 = arith.andi %39, %40 : i1
-            %42 = arith.cmpi ult, %b_idx, %19 : index
+            %42 = arith.cmpi ult, %h_idx, %23 : index
             %43 = arith.andi %41, %42 : i1
             scf.if %43 {
               %44 = arith.constant 0xff800000 : f32
@@ -292,7 +292,7 @@ builtin.module {
         }
       }
       affine.yield
-    }) {loom.candidate = "x2x2_y2.mhb.q:unicast.k:column.v:column", loom.view = "x2x2_y2"} : () -> ()
+    }) {loom.candidate = "x2x2_y2.bmh.q:unicast.k:column.v:column", loom.view = "x2x2_y2"} : () -> ()
     func.return
   }
 }

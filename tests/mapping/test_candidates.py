@@ -154,7 +154,16 @@ def test_candidates_for_every_architecture(arch):
 def test_attention_orders_put_the_reusing_axis_first():
     arch = load_arch("wormhole_n150")
     cands = enumerate_candidates(lowered("flash_attention", {"B": 1, "H": 4, "L": 256, "D": 64}).module, arch)
-    assert {c.order[0] for c in cands.candidates} == {"tile_m"}  # it dominates b and h
+    assert {c.order[:2] for c in cands.candidates} == {("b", "tile_m")}  # it dominates h; b (one batch) runs no loop
+
+
+def test_axes_of_one_block_are_outermost_on_no_cores_and_views_differing_in_idle_levels_are_one():
+    arch = load_arch("wormhole_n150")
+    cands = enumerate_candidates(lowered("flash_attention", {"B": 1, "H": 4, "L": 256, "D": 64}).module, arch)
+    assert all(c.axis("b").levels == () for c in cands.candidates)
+    placed = [tuple((a.axis, tuple((d, size) for d, _, size in a.levels)) for a in c.axes) + (c.order,)
+              + tuple(t.mode for t in c.transfers) + (c.split and c.split.label,) for c in cands.candidates]
+    assert len(placed) == len(set(placed))  # x1x8_y8 and x8_y8 place every axis alike: one of them is kept
 
 
 @pytest.mark.parametrize("name", KERNELS)

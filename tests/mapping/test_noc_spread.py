@@ -15,7 +15,7 @@ from loom.backend import program as P
 from loom.backend.split import build_program
 from loom.kernel_file import load_kernel_file
 from loom.mapping.candidates import enumerate_candidates
-from loom.mapping.engines import Read, engine_noc, spread_reads
+from loom.mapping.engines import Read, engine_noc, engine_positions, spread_reads
 from loom.pipeline import compile as compile_kernel
 from loom.run import run
 from tests.conftest import EXAMPLES
@@ -120,3 +120,28 @@ def test_only_two_noc_chips_and_programs_with_a_noc_choice_spread(arch, portable
     lowering = loom.lower(source.kernel, source.example_args({"M": 256, "N": 256, "K": 256}, meta=True), arch)
     found = enumerate_candidates(lowering.module, lowering.arch, portable=portable).candidates
     assert found and all(c.spreads == spreads for c in found)
+
+
+@pytest.mark.parametrize("spans, expected", [
+    ([None, None, None], [0, 1, 2]),  # alternate: reader, writer, reader
+    ([("tile_n", 0, 1024), ("tile_n", 1024, 3072)], [0, 0]),  # concat's x and y: one of them per block
+    ([("tile_n", 0, 1024), ("tile_n", 512, 3072)], [0, 1]),  # both read where they overlap
+    ([("tile_n", 0, 1024), ("tile_m", 1024, 3072)], [0, 1]),  # disjoint along different tiles: both may read
+    ([None, ("tile_n", 0, 64), ("tile_n", 64, 128), ("tile_n", 128, 192)], [0, 1, 1, 1]),
+])
+def test_loads_that_never_both_read_in_a_block_take_one_engine(spans, expected):
+    assert engine_positions(spans) == expected
+
+
+def test_concat_reads_both_inputs_on_the_reader_and_matches_torch():
+    """Each output block of concat reads x or y, never both (`engine_positions`): the reader issues both, the
+    writer stores; with y on the writer, the cores whose blocks come from y read and write on one engine."""
+    source = load_kernel_file(EXAMPLES / "concat.py")
+    shape = {"M": 128, "N1": 128, "N2": 256}
+    args = source.example_args(shape)
+    compilation = compile_kernel(source.kernel, args, "wormhole_n150", shape=shape)
+    outcome = run(compilation, args, reference=source.reference, functional=True)
+    assert outcome.check.ok, outcome.check
+    issued = {(i.tensor, role) for g in outcome.program.groups for role in ("reader", "writer")
+              for i in P.walk(getattr(g, role)) if isinstance(i, P.DramRead)}
+    assert issued == {("x", "reader"), ("y", "reader")}
