@@ -326,10 +326,32 @@ _TEMPLATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """Each op's Primitive without its transfer: read from the IR once, shared by every candidate's HEG."""
 
 
-def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[Operation, int]) -> Primitive | None:
+_SKELETONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Each block's device loops (with their names, trips and `Until`) and the ops that are primitives, read from
+the IR once: every candidate's HEG walks them instead of the block's ops."""
+
+
+def _skeleton(block: Block) -> list[tuple[Operation, object]]:
+    found = _SKELETONS.get(block)
+    if found is None:
+        found = []
+        for op in block.ops:
+            if isinstance(op, scf.ForOp):
+                found.append((op, (op.body.block.args[0].name_hint or "loop", _loop_trips(op), _until(op))))
+            elif (template := _template(op)) is not None:
+                found.append((op, template))
+        _SKELETONS[block] = found
+    return found
+
+
+def _template(op: Operation) -> Primitive | None:
     if op not in _TEMPLATES:
         _TEMPLATES[op] = _read_primitive(op)
-    template = _TEMPLATES[op]
+    return _TEMPLATES[op]
+
+
+def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[Operation, int]) -> Primitive | None:
+    template = _template(op)
     if template is not None and template.kind in ("load", "store"):
         return replace(template, transfer=transfers.get(copy_index[op]))
     return template
@@ -411,22 +433,19 @@ def _block_heg(block: Block, name: str, transfers: dict, copy_index: dict, sprea
                split: Split | None = None) -> Pipe:
     loads, stores, middle = [], [], Seq()
     pending: list[Primitive] = []
-    for op in block.ops:
+    for op, found in _skeleton(block):
         if isinstance(op, scf.ForOp):
             if pending:
                 middle.items.append(Compute(pending))
                 pending = []
-            iv = op.body.block.args[0].name_hint or "loop"
-            extent, blk = _loop_trips(op)
+            iv, trips, until = found
             split_here = split is not None and iv.removesuffix("_idx") == split.loop.name
-            middle.items.append(For(iv, (extent, blk), _block_heg(op.body.block, iv, transfers, copy_index, spreads),
-                                    spatial=split.width if split_here else 1, until=_until(op)))
+            middle.items.append(For(iv, trips, _block_heg(op.body.block, iv, transfers, copy_index, spreads),
+                                    spatial=split.width if split_here else 1, until=until))
             if split_here:
                 middle.items.append(Combine(split, _states(block, split)))
             continue
-        prim = _primitive(op, transfers, copy_index)
-        if prim is None:
-            continue
+        prim = replace(found, transfer=transfers.get(copy_index[op])) if found.kind in ("load", "store") else found
         if prim.kind == "load":
             loads.append(prim)
         elif prim.kind == "store":

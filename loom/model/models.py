@@ -55,6 +55,19 @@ class CandidateModels(Sequence[CandidateModel]):
             self.seconds += time.perf_counter() - start
         return model
 
+    def unkept(self) -> Iterator[CandidateModel]:
+        """Every model, in order, built anew over a node table of its own and not kept: to bound them all when
+        only a few are read again. Their nodes are freed with the table, by reference counts, instead of
+        lasting for the cycle collector to walk (a full collection of a compilation's objects takes a few
+        tenths of a second)."""
+        nodes: dict = {}
+        for candidate in self.candidates:
+            start = time.perf_counter()
+            with E.sharing(nodes):
+                model = build_model(self.concrete, candidate, self.arch, self.footprint)
+            self.seconds += time.perf_counter() - start
+            yield model
+
     def __iter__(self) -> Iterator[CandidateModel]:
         return (self[i] for i in range(len(self)))
 

@@ -119,7 +119,7 @@ def lower_bounds(models: CandidateModels, jobs: int) -> list[Bound]:
     global _BOUNDING, _GRIDS
     if jobs <= 1 or len(models) < BOUND_POOL_MIN or "fork" not in multiprocessing.get_all_start_methods():
         grids = Grids()
-        return [lower_bound(m.problem, grids=grids) for m in models]
+        return [lower_bound(m.problem, grids=grids) for m in models.unkept()]
     _BOUNDING, _GRIDS = models, Grids()  # each worker fills its own copy of the grids
     try:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:

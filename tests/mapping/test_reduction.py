@@ -76,6 +76,21 @@ def test_split_candidates_cover_widths_and_can_be_turned_off():
     assert not any(c.split for c in enumerate_candidates(module, arch).candidates)
 
 
+def test_a_split_takes_a_level_of_its_own_so_one_row_axis_fills_the_grid():
+    """kl_div at 1024 x 1024 has 32 row blocks: unsplit it runs on 32 cores; a split's views hold one level
+    more per dimension than the grid has axes, so the rows keep 32 cores and the split doubles them."""
+    source, args = _example("kl_div", {"M": 1024, "N": 1024})
+    arch = load_arch("wormhole_n150")
+    module = loom.lower(source.kernel, args, arch).module
+    cands = enumerate_candidates(module, arch).candidates
+    assert max(c.axis("tile_m").spatial for c in cands if not c.split) == 32
+    full = [c for c in cands if c.split and c.axis("tile_m").spatial == 32 and c.view.cores == 64]
+    assert full and all(c.split.width == 2 for c in full)
+    compilation = compile_kernel(source.kernel, args, arch, shape={"M": 1024, "N": 1024})
+    best = compilation.ranked[0].model.candidate
+    assert best.view.cores == 64 and best.split
+
+
 def test_non_power_of_two_split_on_blackhole():
     source, args = _example("flash_decode", {"B": 1, "H": 8, "L": 4096, "D": 64})
     arch = load_arch("blackhole_p150")
