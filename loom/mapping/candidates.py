@@ -188,10 +188,21 @@ def _single_block_axes(axes: list[AxisMapping], alignment: int) -> set[str]:
     return {a.axis for a in axes if -(-a.extent // (a.fixed_block or alignment)) <= 1}
 
 
-def _placed(view: View, levels: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int, int], ...]:
-    """`levels` with each level renumbered among the view's levels of more than one core (x1x8's level 1 is
-    x8's level 0): candidates that differ only there place every axis on the same cores."""
-    return tuple((dim, sum(1 for size in view.levels[dim][:level] if size > 1), size) for dim, level, size in levels)
+def _placement(view: View, mapped: tuple[AxisMapping, ...], split: Split | None) -> tuple:
+    """Which axis (or the split) runs the cores of each dimension, outermost first, as runs of cores: the levels
+    of one core (x1x8's first) left out and the levels one owner holds in a row merged (x2x4 with h on its 4
+    is x2x2x2 with h on its last two). Candidates with one placement run every block on the same core."""
+    owner = {(d, level): a.axis for a in mapped for d, level, _ in a.levels}
+    owner.update({(d, level): "split" for d, level, _ in (split.levels if split else ())})
+    dims = []
+    for d, factors in enumerate(view.levels):
+        runs: list[tuple[str | None, int]] = []
+        for level, size in enumerate(factors):
+            if size > 1:
+                who = owner.get((d, level))
+                runs[-1:] = [(who, runs[-1][1] * size)] if runs and runs[-1][0] == who else [*runs[-1:], (who, size)]
+        dims.append(tuple(runs))
+    return tuple(dims)
 
 
 def minor_loads(reuse: list[AccessReuse], cores: int) -> set[str]:
@@ -347,8 +358,7 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
                 if split:  # split candidates multicast every load over its largest legal group
                     per_access = [[max(options, key=lambda t: t.receivers)] for options in per_access]
                 for transfers in _tied_product(reuse, per_access):
-                    key = (tuple((a.axis, _placed(view, a.levels)) for a in mapped), order,
-                           tuple((t.mode, t.group) for t in transfers), _placed(view, split.levels) if split else None)
+                    key = (_placement(view, mapped, split), order, tuple((t.mode, t.group) for t in transfers))
                     if key in seen:
                         continue
                     seen.add(key)

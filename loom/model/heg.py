@@ -158,6 +158,7 @@ class Hoist:
     extent: int
     block: Dim
     loads: tuple[Primitive, ...]  # the kept loads, one block each
+    among: tuple[Primitive, ...] = ()  # every load of the device loop (the engines are numbered over them)
 
     @property
     def tensors(self) -> tuple[str, ...]:
@@ -499,7 +500,7 @@ def _hoist(tile: Pipe, axis: str) -> Hoist | None:
         loads = [p for p in item.child.loads if p.transfer is not None and axis not in p.transfer.access.depends_on]
         if loads and isinstance(item.trips[0], int):  # not a loop over an enclosing tile
             extent, block = item.trips
-            return Hoist(item.name, extent, block, tuple(loads))
+            return Hoist(item.name, extent, block, tuple(loads), tuple(item.child.loads))
     return None
 
 

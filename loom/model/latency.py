@@ -219,7 +219,8 @@ class LatencyModel(TriangularLoops):
         """Reading the kept panels before the loop: each load's block widened to the whole extent
         of its device loop, as one load stage (spread over the NoCs as the loop's own loads are)."""
         panels = [dataclasses.replace(p, dims=(hoist.panel(p.dims[0]),)) for p in hoist.loads]
-        return self.load_stage(panels, repeat, spread)
+        engine = dict(zip((p.buffer for p in hoist.among), self.engines(list(hoist.among))))
+        return self.load_stage(panels, repeat, spread, [engine[p.buffer] for p in hoist.loads])
 
     def trips(self, loop: For) -> E.Expr:
         extent, block = loop.trips
@@ -399,12 +400,13 @@ class LatencyModel(TriangularLoops):
         return load_engines([p.inside_span for p in loads], [p.tensor in self.stored for p in loads])
 
     # ------------------------------------------------------------- primitives
-    def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None) -> E.Expr:
+    def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None,
+                   engines: list[str] | None = None) -> E.Expr:
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
         lines: dict[str, list[E.Expr]] = {}
-        for prim, engine in zip(loads, self.engines(loads)):
+        for prim, engine in zip(loads, engines or self.engines(loads)):
             size, pushed = self.read_size(prim), self.read_size(prim, inside_only=False)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1

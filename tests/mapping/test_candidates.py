@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import product
+from math import prod
 from pathlib import Path
 
 import pytest
@@ -157,13 +158,35 @@ def test_attention_orders_put_the_reusing_axis_first():
     assert {c.order[:2] for c in cands.candidates} == {("b", "tile_m")}  # it dominates h; b (one batch) runs no loop
 
 
-def test_axes_of_one_block_are_outermost_on_no_cores_and_views_differing_in_idle_levels_are_one():
+def _blocks_on_cores(candidate) -> tuple:
+    """For every core of the view, the block coordinate of each axis and the split rank it runs (each axis
+    numbers its levels in order, as `loom.backend.split` does)."""
+    per_core = []
+    for used in product(*(range(prod(f)) for f in candidate.view.levels)):
+        digit = {}
+        for d, factors in enumerate(candidate.view.levels):
+            rest = used[d]
+            for level in reversed(range(len(factors))):
+                digit[(d, level)], rest = rest % factors[level], rest // factors[level]
+        owners = [a.levels for a in candidate.axes] + [candidate.split.levels if candidate.split else ()]
+        coordinate = []
+        for levels in owners:
+            value = 0
+            for d, level, size in levels:
+                value = value * size + digit[(d, level)]
+            coordinate.append(value)
+        per_core.append((used, tuple(coordinate)))
+    return tuple(per_core)
+
+
+@pytest.mark.parametrize("name, shape", [("flash_attention", {"B": 1, "H": 4, "L": 256, "D": 64}),
+                                         ("bmm", {"B": 1, "M": 256, "N": 256, "K": 256})])
+def test_axes_of_one_block_run_on_no_cores_and_no_two_candidates_place_blocks_alike(name, shape):
     arch = load_arch("wormhole_n150")
-    cands = enumerate_candidates(lowered("flash_attention", {"B": 1, "H": 4, "L": 256, "D": 64}).module, arch)
-    assert all(c.axis("b").levels == () for c in cands.candidates)
-    placed = [tuple((a.axis, tuple((d, size) for d, _, size in a.levels)) for a in c.axes) + (c.order,)
-              + tuple(t.mode for t in c.transfers) + (c.split and c.split.label,) for c in cands.candidates]
-    assert len(placed) == len(set(placed))  # x1x8_y8 and x8_y8 place every axis alike: one of them is kept
+    cands = enumerate_candidates(lowered(name, shape).module, arch).candidates
+    assert all(a.levels == () for c in cands for a in c.axes if a.axis in ("b", "tile_b"))
+    placed = [(_blocks_on_cores(c), c.order, tuple((t.mode, t.group) for t in c.transfers)) for c in cands]
+    assert len(placed) == len(set(placed))  # x1x8 and x8, or x2x4 and x2x2x2, placing every block alike: one kept
 
 
 @pytest.mark.parametrize("name", KERNELS)
