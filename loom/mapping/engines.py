@@ -46,11 +46,10 @@ def load_engines(spans: list[Span | None], reads_back: list[bool]) -> list[str]:
 
 
 def engine_positions(spans: list[Span | None]) -> list[int]:
-    """The position (`load_engine`) of each load of a pipe stage: the next one, except that loads that never
-    both read in one block (inside their tensors on disjoint positions of one tile: concat's `x[tile_m, cols]`
-    and `y[tile_m, cols - n1]`) share one, so one engine issues what a block reads and the other is free for
-    the stores; given the next position, the engine that issues a block's only read would leave the other
-    half idle."""
+    """The position (`load_engine`) of each load of a pipe stage: the next one, except that loads inside their
+    tensors on disjoint positions of one tile (concat's `x[tile_m, cols]` and `y[tile_m, cols - n1]`) share
+    one: a block reads one of them (both only where it straddles the boundary), so one engine issues its read
+    and the other is free for the stores; on an engine each, half the cores would read and store on one."""
     positions: list[int] = []
     groups: list[list[Span]] = []  # the spans at each position so far, [] for a load that reads every block
     for span in spans:
