@@ -401,12 +401,13 @@ class LatencyModel(TriangularLoops):
 
     # ------------------------------------------------------------- primitives
     def load_stage(self, loads: list[Primitive], repeat: E.Expr, spread: E.Expr | None = None,
-                   engines: list[str] | None = None) -> E.Expr:
+                   issued_by: list[str] | None = None) -> E.Expr:
+        """One stage of DRAM loads, each on its engine (`issued_by`, default `engines(loads)`)."""
         rates, noc = self.arch.rates, self.arch.noc
         engines: dict[str, list[E.Expr]] = {}
         multicasts: dict[str, list[E.Expr]] = {}  # issued, not waited for: they overlap the engine's next read
         lines: dict[str, list[E.Expr]] = {}
-        for prim, engine in zip(loads, engines or self.engines(loads)):
+        for prim, engine in zip(loads, issued_by or self.engines(loads)):
             size, pushed = self.read_size(prim), self.read_size(prim, inside_only=False)
             read = E.rate(size, rates.dram_read, label=f"DRAM read {prim.tensor}")
             group = prim.transfer.receivers if prim.transfer else 1

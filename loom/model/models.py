@@ -2,9 +2,10 @@
 
 Stage 6 needs every candidate's lower bound but solves only the few the bounds cannot rule out;
 `loom.solve.order` bounds the candidates in worker processes (each builds and bounds its share, only
-the bounds come back), so this process builds the models it solves, replays or reports, and no
-others. A model is the same whoever builds it (`build_model` is a function of the candidate). The
-models built in one process share the subtrees they have in common (`loom.model.sharing`).
+the bounds come back; with one job, `unkept` builds each for its bound and drops it), so this process
+keeps the models it solves, replays or reports, and no others. A model is the same whoever builds it
+(`build_model` is a function of the candidate). The models built in one process share the subtrees they
+have in common (`loom.model.sharing`).
 """
 
 from __future__ import annotations

@@ -76,3 +76,31 @@ def test_kept_panel_matches_torch_and_is_read_once_per_outer_iteration(arch):
     assert reads[1] < reads[0]
     if arch == "wormhole_n150":  # 16 tiles split evenly over 8 cores: read once instead of trips times
         assert reads[0] == pytest.approx(reads[1] * trips)
+
+
+def test_a_kept_panel_is_priced_on_the_engine_the_program_reads_it_with(monkeypatch):
+    """y is the second load of the k loop, so the writer issues it (`loom.mapping.engines.load_engines`), kept or
+    not; the panel's fill is priced on that engine too, not numbered among the kept loads alone (where y is the
+    first, the reader's)."""
+    from loom.backend import program as P
+    from loom.backend.split import build_program
+    from loom.model.latency import LatencyModel
+
+    stages = []
+    load_stage = LatencyModel.load_stage
+
+    def recording(self, loads, repeat, spread=None, issued_by=None):
+        stages.append(([p.tensor for p in loads], issued_by))
+        return load_stage(self, loads, repeat, spread, issued_by)
+
+    monkeypatch.setattr(LatencyModel, "load_stage", recording)
+    shape = {"M": 512, "N": 512, "K": 256}
+    compilation = compile_kernel(GEMM.kernel, GEMM.example_args(shape, meta=True), "wormhole_n150", shape=shape,
+                                 block_sizes={"tile_m": 32, "tile_n": 32, "tile_k": 64}, top_k=0)
+    ranked = next(r for r in compilation.ranked if r.model.hoists and r.model.hoists[0].tensors == ("y",))
+    assert (["y"], ["writer"]) in stages
+    ranked.values = {**ranked.values, ranked.model.hoists[0].knob: 1}
+    program = build_program(compilation.lowering.stages["concrete"], ranked, compilation.lowering.arch)
+    issuing = {role for g in program.groups for role in ("reader", "writer")
+               for i in P.walk(getattr(g, role)) if isinstance(i, P.DramRead) and i.tensor == "y"}
+    assert issuing == {"writer"}
