@@ -339,22 +339,18 @@ def _skeleton(block: Block) -> list[tuple[Operation, object]]:
         for op in block.ops:
             if isinstance(op, scf.ForOp):
                 found.append((op, (op.body.block.args[0].name_hint or "loop", _loop_trips(op), _until(op))))
-            elif (template := _template(op)) is not None:
+            elif (template := _primitive(op, {}, {})) is not None:  # loads and stores without a transfer
                 found.append((op, template))
         _SKELETONS[block] = found
     return found
 
 
-def _template(op: Operation) -> Primitive | None:
+def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[Operation, int]) -> Primitive | None:
     if op not in _TEMPLATES:
         _TEMPLATES[op] = _read_primitive(op)
-    return _TEMPLATES[op]
-
-
-def _primitive(op: Operation, transfers: dict[int, Transfer], copy_index: dict[Operation, int]) -> Primitive | None:
-    template = _template(op)
+    template = _TEMPLATES[op]
     if template is not None and template.kind in ("load", "store"):
-        return replace(template, transfer=transfers.get(copy_index[op]))
+        return replace(template, transfer=transfers.get(copy_index.get(op)))
     return template
 
 
