@@ -70,6 +70,10 @@ class AxisMapping:
     def spatial(self) -> int:
         return prod(size for _, _, size in self.levels)
 
+    def most_blocks(self, alignment: int) -> int:
+        """Blocks along it at the least block size (`alignment`; its extent is its trip count if fixed)."""
+        return -(-self.extent // (self.fixed_block or alignment))
+
 
 @dataclass(frozen=True)
 class Transfer:
@@ -161,7 +165,7 @@ def _axis_extents(module: ModuleOp, labels: list[str], syms: dict[str, SymOp]) -
     return axes
 
 
-def _assign(view: View, order: list[str] | tuple[str, ...], axes: list[AxisMapping],
+def _assign(view: View, order: list[str] | tuple[str, ...], axes: list[AxisMapping], alignment: int,
             reserved: set[tuple[int, int]] = frozenset()) -> tuple[AxisMapping, ...] | None:
     """Level l of every dimension to axis order[l] (the deepest to the last); the `reserved`
     (dim, level) pairs run a reduction split instead; axes not in `order` run on no level."""
@@ -176,8 +180,7 @@ def _assign(view: View, order: list[str] | tuple[str, ...], axes: list[AxisMappi
     for axis in axes:
         chosen = tuple(levels[axis.axis])
         spatial = prod(s for _, _, s in chosen)
-        most_tiles = -(-axis.extent // ((axis.fixed_block or 1) if axis.block is None else 32))
-        if spatial > max(most_tiles, 1):
+        if spatial > max(axis.most_blocks(alignment), 1):
             return None  # more cores than tiles along this axis: partial occupancy covers it
         mapped.append(AxisMapping(axis.axis, axis.extent, axis.block, axis.fixed_block, chosen))
     return tuple(mapped)
@@ -185,7 +188,7 @@ def _assign(view: View, order: list[str] | tuple[str, ...], axes: list[AxisMappi
 
 def _single_block_axes(axes: list[AxisMapping], alignment: int) -> set[str]:
     """Axes of one block at every block size (a batch of one, a dimension no wider than the least block)."""
-    return {a.axis for a in axes if -(-a.extent // (a.fixed_block or alignment)) <= 1}
+    return {a.axis for a in axes if a.most_blocks(alignment) <= 1}
 
 
 def _placement(view: View, mapped: tuple[AxisMapping, ...], split: Split | None) -> tuple:
@@ -273,7 +276,7 @@ def enumerate_candidates(module: ModuleOp, arch: Arch, portable: bool = False,
     single = _single_block_axes(axes, arch.tiling.block_alignment)
     orders = [tuple(a for a in labels if a in single) + rest
               for rest in linear_extensions([a for a in labels if a not in single], dominance_edges(scores))]
-    max_parallel = prod(-(-a.extent // (a.fixed_block or 32)) for a in axes)
+    max_parallel = prod(a.most_blocks(arch.tiling.block_alignment) for a in axes)
     all_views = enumerate_views(tuple(arch.grid.dims), len(labels))
     views = _occupancy_views(all_views, axes, arch, max_parallel)
     free = tuple(sorted(syms))
@@ -314,7 +317,7 @@ def _occupancy_views(views: list[View], axes, arch: Arch, max_parallel: int) -> 
     quarter of them; and, along a dimension whose full extent splits some axis's tiles unevenly (13 cores for 64
     tiles, which rules out every multicast there: cores sharing one run in lockstep), the largest power of two
     below that extent, given whole to one axis."""
-    tiles = [-(-a.extent // (a.fixed_block or 32)) for a in axes]
+    tiles = [a.most_blocks(arch.tiling.block_alignment) for a in axes]
     fallback = [1 << (extent.bit_length() - 1) if any(t % extent for t in tiles) else extent
                 for extent in arch.grid.dims]
     return [v for v in views if v.occupancy == tuple(arch.grid.dims)
@@ -348,7 +351,8 @@ def _mapped(views, orders, axes, reuse, arch: Arch, free, loop: ReductionLoop | 
         for split in _splits(view, loop, arch.tiling.block_alignment)[1 if only_splits else 0:]:
             reserved = {lv[:2] for lv in split.levels} if split else set()
             for order in orders:
-                mapped = _assign(view, [a for a in order if a not in single], axes, reserved)
+                mapped = _assign(view, [a for a in order if a not in single], axes, arch.tiling.block_alignment,
+                                 reserved)
                 if mapped is None:
                     continue
                 # the split's level takes part in deciding which cores form a contiguous multicast group
