@@ -48,13 +48,9 @@ class CandidateModels(Sequence[CandidateModel]):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
-        model = self._built[i]
-        if model is None:
-            start = time.perf_counter()
-            with E.sharing(self._nodes), cycle_collection_paused():
-                model = self._built[i] = build_model(self.concrete, self.candidates[i], self.arch, self.footprint)
-            self.seconds += time.perf_counter() - start
-        return model
+        if self._built[i] is None:
+            self._built[i] = self._build(self.candidates[i], self._nodes)
+        return self._built[i]
 
     def unkept(self) -> Iterator[CandidateModel]:
         """Every model, in order, built anew over a node table of its own and not kept: to bound them all when
@@ -62,12 +58,15 @@ class CandidateModels(Sequence[CandidateModel]):
         lasting for the cycle collector to walk (a full collection of a compilation's objects takes a few
         tenths of a second)."""
         nodes: dict = {}
-        for candidate in self.candidates:
-            start = time.perf_counter()
-            with E.sharing(nodes):
-                model = build_model(self.concrete, candidate, self.arch, self.footprint)
-            self.seconds += time.perf_counter() - start
-            yield model
+        return (self._build(candidate, nodes) for candidate in self.candidates)
+
+    def _build(self, candidate: Candidate, nodes: dict) -> CandidateModel:
+        """`candidate`'s model, its subtrees shared through the table `nodes`; the time spent goes to `seconds`."""
+        start = time.perf_counter()
+        with E.sharing(nodes), cycle_collection_paused():
+            model = build_model(self.concrete, candidate, self.arch, self.footprint)
+        self.seconds += time.perf_counter() - start
+        return model
 
     def __iter__(self) -> Iterator[CandidateModel]:
         return (self[i] for i in range(len(self)))
